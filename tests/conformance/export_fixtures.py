@@ -1,0 +1,354 @@
+"""Export TensorFlow conformance fixtures (MLIR text + npz inputs/outputs).
+
+Run by hand in an environment that has TensorFlow installed, never in CI:
+
+    python3 -m venv /work/tfenv && /work/tfenv/bin/pip install tensorflow-cpu numpy
+    /work/tfenv/bin/python tests/conformance/export_fixtures.py [--out DIR] [--only NAME ...]
+
+For each fixture NAME it writes into DIR (default: tests/conformance/fixtures):
+  NAME.mlir  the MLIR text exactly as TensorFlow printed it
+             (tf.mlir.experimental.convert_function, pass_pipeline="tf-standard-pipeline")
+  NAME.npz   arg0, arg1, ... in the entry function's argument order (data inputs first,
+             then one array per captured variable resource argument, holding the variable's
+             value, in the order of the trailing resource arguments), and out0, out1, ...
+             = TensorFlow's outputs for those inputs.  Stateful fixtures (train_step) also
+             store var0_after, var1_after, ... = the variable values after the call.
+
+This file is not a pytest test (no test_ prefix) and imports tensorflow only inside main().
+"""
+
+import argparse
+import os
+import re
+import sys
+
+import numpy as np
+
+PIPELINE = "tf-standard-pipeline"
+
+
+# --------------------------------------------------------------------------- helpers
+
+def _underlying_tf_variable(tf, v):
+    """Keras 3 variables wrap a tf.Variable; return the tf.Variable."""
+    if isinstance(v, tf.Variable):
+        return v
+    for attr in ("value", "_value"):
+        inner = getattr(v, attr, None)
+        if isinstance(inner, tf.Variable):
+            return inner
+    raise TypeError("cannot find tf.Variable inside %r" % (v,))
+
+
+def _match_captures(tf, concrete_fn, variables):
+    """Return the variables in the order of concrete_fn.captured_inputs."""
+    tf_vars = [_underlying_tf_variable(tf, v) for v in variables]
+    ordered = []
+    for ci in concrete_fn.captured_inputs:
+        hit = [v for v in tf_vars if v.handle is ci]
+        if not hit:
+            hit = [v for v in tf_vars if getattr(v.handle, "_id", None) == getattr(ci, "_id", -1)]
+        if len(hit) != 1:
+            raise RuntimeError("captured input %r matches %d variables" % (ci, len(hit)))
+        ordered.append(hit[0])
+    return ordered
+
+
+def _entry_arg_count(mlir_text):
+    """Number of arguments of the entry function (the one carrying tf.entry_function)."""
+    for line in mlir_text.splitlines():
+        if "func.func" in line and "tf.entry_function" in line:
+            head = line.split(") -> ", 1)[0]
+            return len(re.findall(r"%arg\d+\s*:", head))
+    raise RuntimeError("no func.func with tf.entry_function found")
+
+
+def _to_numpy(t):
+    return np.asarray(t.numpy() if hasattr(t, "numpy") else t)
+
+
+def export(tf, out_dir, name, concrete_fn, data_inputs, variables=(), stateful=False, log=None):
+    """Convert concrete_fn to MLIR, run it, and write NAME.mlir / NAME.npz."""
+    try:
+        mlir = tf.mlir.experimental.convert_function(concrete_fn, pass_pipeline=PIPELINE)
+        how = "pass_pipeline=%r" % PIPELINE
+    except Exception as e:  # pragma: no cover - recorded for the README
+        print("[%s] convert with %s failed: %s; retrying without" % (name, PIPELINE, e))
+        mlir = tf.mlir.experimental.convert_function(concrete_fn)
+        how = "default pass_pipeline"
+    with open(os.path.join(out_dir, name + ".mlir"), "w") as f:
+        f.write(mlir)
+
+    ordered_vars = _match_captures(tf, concrete_fn, variables)
+    arrays = {}
+    args = [np.asarray(a) for a in data_inputs] + [v.numpy() for v in ordered_vars]
+    for i, a in enumerate(args):
+        arrays["arg%d" % i] = a
+    n_mlir = _entry_arg_count(mlir)
+    if n_mlir != len(args):
+        raise RuntimeError("%s: MLIR entry function has %d args, npz has %d" % (name, n_mlir, len(args)))
+
+    result = concrete_fn(*[tf.constant(a) for a in data_inputs])
+    outs = tf.nest.flatten(result)
+    for i, o in enumerate(outs):
+        arrays["out%d" % i] = _to_numpy(o)
+    if stateful:
+        for i, v in enumerate(ordered_vars):
+            arrays["var%d_after" % i] = v.numpy()
+    np.savez(os.path.join(out_dir, name + ".npz"), **arrays)
+    if log is not None:
+        log.append((name, how, [(k, v.dtype, v.shape) for k, v in arrays.items()]))
+    print("[%s] %s; %d args (%d data + %d variables), %d outputs"
+          % (name, how, len(args), len(data_inputs), len(ordered_vars), len(outs)))
+
+
+def _rng(seed):
+    return np.random.default_rng(seed)
+
+
+def _f32(rng, *shape):
+    return rng.standard_normal(shape).astype(np.float32)
+
+
+def _keras_fixture(tf, out_dir, name, model, x, log):
+    fn = tf.function(lambda inp: model(inp, training=False))
+    cf = fn.get_concrete_function(tf.TensorSpec(x.shape, tf.float32, name="x"))
+    export(tf, out_dir, name, cf, [x], model.weights, log=log)
+
+
+# --------------------------------------------------------------------------- fixtures
+
+def fx_keras_mlp(tf, out_dir, log):
+    keras = tf.keras
+    keras.utils.set_random_seed(1)
+    inp = keras.Input((20,), batch_size=4)
+    h = keras.layers.Dense(32, activation="relu")(inp)
+    h = keras.layers.Dense(16, activation="tanh")(h)
+    out = keras.layers.Dense(10)(h)
+    model = keras.Model(inp, out)
+    _keras_fixture(tf, out_dir, "keras_mlp", model, _f32(_rng(1), 4, 20), log)
+
+
+def fx_keras_cnn(tf, out_dir, log):
+    keras = tf.keras
+    keras.utils.set_random_seed(2)
+    inp = keras.Input((12, 12, 3), batch_size=2)
+    h = keras.layers.Conv2D(8, 3, padding="same", activation="relu")(inp)
+    h = keras.layers.MaxPool2D()(h)
+    h = keras.layers.Conv2D(8, 3, padding="valid")(h)
+    h = keras.layers.Flatten()(h)
+    out = keras.layers.Dense(10)(h)
+    model = keras.Model(inp, out)
+    _keras_fixture(tf, out_dir, "keras_cnn", model, _f32(_rng(2), 2, 12, 12, 3), log)
+
+
+def fx_keras_attention(tf, out_dir, log):
+    keras = tf.keras
+    keras.utils.set_random_seed(3)
+    inp = keras.Input((5, 16), batch_size=2)
+    a = keras.layers.MultiHeadAttention(num_heads=2, key_dim=8)(inp, inp)
+    h = keras.layers.Add()([inp, a])
+    h = keras.layers.LayerNormalization()(h)
+    h = keras.layers.Dense(32, activation="gelu")(h)
+    out = keras.layers.Dense(16)(h)
+    model = keras.Model(inp, out)
+    _keras_fixture(tf, out_dir, "keras_attention", model, _f32(_rng(3), 2, 5, 16), log)
+
+
+def fx_keras_batchnorm(tf, out_dir, log):
+    keras = tf.keras
+    keras.utils.set_random_seed(4)
+    inp = keras.Input((12,), batch_size=3)
+    h = keras.layers.Dense(16)(inp)
+    bn = keras.layers.BatchNormalization()
+    h = bn(h, training=False)
+    out = keras.layers.ReLU()(h)
+    model = keras.Model(inp, out)
+    rng = _rng(40)
+    bn.gamma.assign(rng.uniform(0.5, 1.5, 16).astype(np.float32))
+    bn.beta.assign(rng.uniform(-0.5, 0.5, 16).astype(np.float32))
+    bn.moving_mean.assign(rng.uniform(-1.0, 1.0, 16).astype(np.float32))
+    bn.moving_variance.assign(rng.uniform(0.5, 2.0, 16).astype(np.float32))
+    _keras_fixture(tf, out_dir, "keras_batchnorm", model, _f32(_rng(4), 3, 12), log)
+
+
+def fx_loss_grad(tf, out_dir, log):
+    rng = _rng(5)
+    W = tf.Variable(_f32(rng, 8, 5) * 0.5, name="W")
+    b = tf.Variable(_f32(rng, 5) * 0.1, name="b")
+
+    @tf.function
+    def loss_grad(x, labels):
+        with tf.GradientTape() as tape:
+            logits = tf.matmul(x, W) + b
+            loss = tf.reduce_mean(
+                tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits))
+        dW, db = tape.gradient(loss, [W, b])
+        return loss, dW, db
+
+    cf = loss_grad.get_concrete_function(tf.TensorSpec([4, 8], tf.float32, name="x"),
+                                         tf.TensorSpec([4], tf.int32, name="labels"))
+    x = _f32(rng, 4, 8)
+    labels = np.array([0, 3, 1, 4], dtype=np.int32)
+    export(tf, out_dir, "loss_grad", cf, [x, labels], [W, b], log=log)
+
+
+def fx_train_step(tf, out_dir, log):
+    rng = _rng(6)
+    W = tf.Variable(_f32(rng, 8, 3) * 0.5, name="W")
+    b = tf.Variable(_f32(rng, 3) * 0.1, name="b")
+
+    @tf.function
+    def train_step(x, y):
+        with tf.GradientTape() as tape:
+            pred = tf.matmul(x, W) + b
+            loss = tf.reduce_mean(tf.square(pred - y))
+        dW, db = tape.gradient(loss, [W, b])
+        W.assign_sub(0.1 * dW)
+        b.assign_sub(0.1 * db)
+        return loss
+
+    cf = train_step.get_concrete_function(tf.TensorSpec([4, 8], tf.float32, name="x"),
+                                          tf.TensorSpec([4, 3], tf.float32, name="y"))
+    x = _f32(rng, 4, 8)
+    y = _f32(rng, 4, 3)
+    export(tf, out_dir, "train_step", cf, [x, y], [W, b], stateful=True, log=log)
+
+
+def fx_dequantize_matmul(tf, out_dir, log):
+    rng = _rng(7)
+    w_int8 = rng.integers(-128, 128, size=(64, 32)).astype(np.int8)
+    zero_point = np.int32(3)
+    scale = rng.uniform(0.001, 0.02, size=(32,)).astype(np.float32)
+
+    @tf.function
+    def dequantize_matmul(x):
+        w = tf.identity(tf.constant(w_int8))
+        w = tf.cast(w, tf.int32)
+        w = tf.subtract(w, tf.constant(zero_point, dtype=tf.int32))
+        w = tf.cast(w, tf.float32)
+        w = tf.multiply(w, tf.constant(scale))
+        return tf.matmul(x, w)
+
+    cf = dequantize_matmul.get_concrete_function(tf.TensorSpec([4, 64], tf.float32, name="x"))
+    export(tf, out_dir, "dequantize_matmul", cf, [_f32(rng, 4, 64)], log=log)
+
+
+def fx_elementwise_zoo(tf, out_dir, log):
+    rng = _rng(8)
+
+    @tf.function
+    def elementwise_zoo(x, v):
+        a = (x + v) * (x - v) / (tf.abs(v) + 1.0)
+        e = tf.exp(x * 0.1) + tf.math.log(tf.abs(x) + 1.0) + tf.sqrt(tf.abs(x))
+        lg = tf.math.log(tf.abs(x) + 0.5)  # log(abs+1) is canonicalized to Log1p; keep a Log
+        t = tf.tanh(x) + tf.sigmoid(x) + tf.math.erf(x)
+        mm = tf.maximum(x, v) - tf.minimum(x, 0.5)
+        w = tf.where(x > v, x, v * 2.0)
+        c = tf.cast(tf.cast(x * 3.0, tf.int32), tf.float32)
+        s1 = tf.reduce_sum(x, axis=1)
+        s2 = tf.reduce_mean(x, axis=0, keepdims=True)
+        s3 = tf.reduce_max(x, axis=[0, 1])
+        tr = tf.transpose(x)
+        rs = tf.reshape(x, [2, 6])
+        cc = tf.concat([x, a], axis=1)
+        st = tf.stack([x, e], axis=0)
+        sl = x[1:, ::2]
+        ed = tf.expand_dims(v, 0)
+        sq = tf.squeeze(ed, axis=0)
+        ti = tf.tile(ed, [2, 1])
+        pd = tf.pad(x, [[1, 0], [0, 2]])
+        ga = tf.gather(x, [2, 0], axis=0)
+        am = tf.argmax(x, axis=1)
+        oh = tf.one_hot(am, depth=4)
+        cs = tf.cumsum(x, axis=1)
+        cl = tf.clip_by_value(x, -0.5, 0.5)
+        sm = tf.nn.softmax(x)
+        lsm = tf.nn.log_softmax(x)
+        acts = (tf.nn.leaky_relu(x, alpha=0.2) + tf.nn.elu(x) + tf.nn.selu(x)
+                + tf.nn.softplus(x) + tf.nn.relu6(x * 4.0))
+        es = tf.einsum("ij,kj->ik", x, x)
+        b3 = tf.reshape(tf.concat([x, x * 2.0], 0), [2, 3, 4])
+        bm = tf.matmul(b3, b3, transpose_b=True)
+        pw = tf.pow(tf.abs(x) + 1.0, 1.5)
+        xi = tf.cast(x * 10.0, tf.int32)
+        vi = tf.cast(tf.abs(v) * 3.0, tf.int32) + 1
+        fd = tf.math.floordiv(xi, vi)
+        fm = tf.math.floormod(xi, vi)
+        rg = tf.cast(tf.range(tf.shape(x)[1]), tf.float32) * v  # folded to a Const
+        start = x[0, 0]
+        rg2 = tf.range(start, start + 3.5, 1.0)  # input-dependent: stays a tf.Range, 4 elements
+        return (a, e, t, mm, w, c, s1, s2, s3, tr, rs, cc, st, sl, sq, ti, pd, ga, am, oh,
+                cs, cl, sm, lsm, acts, es, bm, pw, fd, fm, rg, lg, rg2)
+
+    cf = elementwise_zoo.get_concrete_function(tf.TensorSpec([3, 4], tf.float32, name="x"),
+                                               tf.TensorSpec([4], tf.float32, name="v"))
+    export(tf, out_dir, "elementwise_zoo", cf, [_f32(rng, 3, 4), _f32(rng, 4)], log=log)
+
+
+def fx_control_flow(tf, out_dir, log):
+    rng = _rng(9)
+
+    @tf.function(autograph=False)
+    def control_flow(pred, x, n):
+        y = tf.cond(pred, lambda: x * 2.0 + 1.0, lambda: tf.exp(x) - x)
+        i0 = tf.constant(0)
+        acc0 = tf.zeros_like(x)
+        _, acc = tf.while_loop(lambda i, acc: i < n,
+                               lambda i, acc: (i + 1, acc + y * tf.cast(i, tf.float32)),
+                               [i0, acc0])
+        return y, acc
+
+    cf = control_flow.get_concrete_function(tf.TensorSpec([], tf.bool, name="pred"),
+                                            tf.TensorSpec([3], tf.float32, name="x"),
+                                            tf.TensorSpec([], tf.int32, name="n"))
+    export(tf, out_dir, "control_flow", cf,
+           [np.array(True), _f32(rng, 3), np.array(4, dtype=np.int32)], log=log)
+
+
+FIXTURES = {
+    "keras_mlp": fx_keras_mlp,
+    "keras_cnn": fx_keras_cnn,
+    "keras_attention": fx_keras_attention,
+    "keras_batchnorm": fx_keras_batchnorm,
+    "loss_grad": fx_loss_grad,
+    "train_step": fx_train_step,
+    "dequantize_matmul": fx_dequantize_matmul,
+    "elementwise_zoo": fx_elementwise_zoo,
+    "control_flow": fx_control_flow,
+}
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                      "fixtures"))
+    parser.add_argument("--only", nargs="*", default=None)
+    args = parser.parse_args(argv)
+
+    import tensorflow as tf  # only here: never imported by pytest collection
+
+    os.makedirs(args.out, exist_ok=True)
+    print("TensorFlow", tf.__version__, "keras", getattr(tf.keras, "__version__", "?"))
+    log = []
+    failed = []
+    for name, fn in FIXTURES.items():
+        if args.only and name not in args.only:
+            continue
+        try:
+            fn(tf, args.out, log)
+        except Exception as e:  # keep going with the other fixtures
+            failed.append(name)
+            print("[%s] FAILED: %s: %s" % (name, type(e).__name__, e))
+    for name, how, arrays in log:
+        print(name, how)
+        for k, dt, shape in arrays:
+            print("   %-12s %-8s %s" % (k, dt, shape))
+    if failed:
+        print("failed:", failed)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,60 @@
+"""``tinytf-opt``: xDSL's opt driver with tinytf's dialects and passes.
+
+    tinytf-opt model.mlir -p tf-device-cluster-formation,canonicalize
+    tinytf-opt bad.mlir            # prints file:line:col: message, exits 1
+
+``--split-input-file``, ``--verify-diagnostics``, ``--print-op-generic`` and pass options
+(``-p 'pass{opt=value}'``) come from xDSL.
+"""
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from typing import IO
+
+from xdsl.xdsl_opt_main import xDSLOptMain
+
+from tinytf import mlir
+from tinytf.cli.errors import run_tool
+
+
+def tinytf_passes() -> dict:
+    """Every tinytf pass by name; the passes package lists them."""
+    try:
+        from tinytf.passes import ALL_PASSES
+    except ImportError:
+        return {}
+    return {p.name: p for p in ALL_PASSES}
+
+
+class TinyTFOptMain(xDSLOptMain):
+    def __init__(self, args: Sequence[str] | None = None):
+        super().__init__(description="tinytf's MLIR optimizer driver (TF dialect)", args=args)
+        self.ctx.allow_unregistered = True  # TensorFlow's dialect accepts unknown tf.* ops
+
+    def register_all_dialects(self):
+        for dialect in mlir.dialects():
+            self.ctx.register_dialect(dialect.name, lambda d=dialect: d)
+
+    def register_all_frontends(self):
+        def parse_mlir(stream: IO[bytes]):
+            return mlir.parse(stream.read().decode(), name=self.get_input_name(), ctx=self.ctx)
+
+        self.available_frontends["mlir"] = parse_mlir
+
+    def register_all_passes(self):
+        super().register_all_passes()
+        for name, cls in tinytf_passes().items():
+            self.register_pass(name, lambda cls=cls: cls)
+
+    def apply_passes(self, prog):
+        mlir.verify(prog)  # located diagnostics for bad input, before any pass runs
+        super().apply_passes(prog)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return run_tool("tinytf-opt", lambda: TinyTFOptMain(args=argv).run())
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,142 @@
+"""The ``Op`` base class, the op registry and tinytf's op traits.
+
+Every TensorFlow op is one class: an xDSL operation (so the class is the IR node) that also
+carries the op's rules as static methods. An op defines what applies to it:
+
+    infer(*specs, **attrs)        shape and dtype rule: TensorSpecs in, a TensorSpec (or list) out
+    compute(xp, *arrays, **attrs) reference semantics, written once for numpy and jax.numpy
+    kernel(ctx, **attrs)          instead of compute, for ops that need TensorFlow's kernel API
+    lower(*values, **attrs)       instead of compute under XLA, where numpy and JAX differ
+    grad(op, *dys)                gradient, written with public tinytf ops; ``op`` has ``inputs``,
+                                  ``outputs`` (tensors) and ``attrs`` (Python values)
+
+``Op.bind(*inputs, **attrs)`` hands the op to the current context (eager, tracing, or a tape
+wrapping either). That is the whole dispatch story.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.irdl import IRDLOperation, irdl_op_definition
+from xdsl.traits import OpTrait
+from xdsl.utils.exceptions import VerifyException
+
+from tinytf.errors import InvalidArgumentError
+from tinytf.framework import attributes, context
+from tinytf.framework.attributes import REQUIRED, AttrSpec
+
+REGISTRY: dict[str, type[Op]] = {}
+
+
+class Op(IRDLOperation):
+    """Base of every ``tf.*`` op class; see the module docstring for the rules an op defines."""
+
+    @classmethod
+    def bind(cls, *inputs, **attrs):
+        try:
+            ctx = context._local.top
+        except AttributeError:
+            ctx = context.current()
+        return ctx.execute(cls, inputs, attrs)
+
+    @classmethod
+    def attr_specs(cls) -> dict[str, AttrSpec]:
+        return cls.__tf_attrs__
+
+    @classmethod
+    def complete_attrs(cls, attrs: dict) -> dict:
+        """``attrs`` with defaults filled in; InvalidArgumentError for unknown or missing ones."""
+        specs = cls.__tf_attrs__
+        for key in attrs:
+            if key not in specs:
+                raise InvalidArgumentError(f"{cls.name}: unknown attribute '{key}'", cls.name)
+        out = {}
+        for key, spec in specs.items():
+            if key in attrs and attrs[key] is not None:
+                out[key] = attrs[key]
+            elif spec.default is REQUIRED:
+                raise InvalidArgumentError(f"{cls.name}: missing attribute '{key}'", cls.name)
+            else:
+                out[key] = spec.default
+        return out
+
+    def attr_values(self) -> dict:
+        """This op's attributes as Python values (defaults where the IR leaves one out)."""
+        out = {}
+        for key, spec in self.__tf_attrs__.items():
+            if spec.derived:
+                out[key] = getattr(self, key)
+                continue
+            raw = self.properties.get(key)
+            if raw is None:
+                raw = self.attributes.get(key)  # TF text that never became a property
+            if raw is not None:
+                out[key] = attributes.to_python(spec.kind, raw, f"{self.name} attribute '{key}'")
+            elif spec.default is REQUIRED:
+                raise InvalidArgumentError(f"{self.name}: missing attribute '{key}'", self.name)
+            else:
+                out[key] = spec.default
+        return out
+
+    @classmethod
+    def attrs_to_properties(cls, attrs: dict) -> dict:
+        specs = cls.__tf_attrs__
+        props = {k: attributes.from_python(specs[k].kind, v) for k, v in attrs.items() if not specs[k].derived}
+        return {k: v for k, v in props.items() if v is not None}  # a false unit attribute is left out
+
+    def verify_(self) -> None:
+        try:
+            self.attr_values()
+        except Exception as err:  # a malformed attribute or type must become a diagnostic
+            raise VerifyException(str(err)) from None
+
+
+def register(cls: type[Op]) -> type[Op]:
+    """Define ``cls`` as an xDSL operation and add it to the registry under its ``name``."""
+    specs = {}
+    for klass in reversed(cls.__mro__):
+        for key, value in vars(klass).items():
+            if hasattr(value, "tinytf_attr"):
+                specs[key] = AttrSpec(key, *value.tinytf_attr)
+            elif hasattr(value, "tinytf_derived"):
+                specs[key] = AttrSpec(key, *value.tinytf_derived, derived=True)
+    cls = irdl_op_definition(cls)
+    cls.__tf_attrs__ = specs
+    REGISTRY[cls.name] = cls
+    return cls
+
+
+def lookup(name: str) -> type[Op] | None:
+    return REGISTRY.get(name)
+
+
+# --- traits ------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class NoConstantFold(OpTrait):
+    """Constant folding must leave this op alone (tf.Identity keeps int8 weights int8)."""
+
+
+@dataclass(frozen=True)
+class Commutative(OpTrait):
+    """The op's two operands may be swapped."""
+
+
+@dataclass(frozen=True)
+class Elementwise(OpTrait):
+    """Applied element by element, with TensorFlow's broadcasting."""
+
+
+@dataclass(frozen=True)
+class NotDifferentiable(OpTrait):
+    """Gradients through this op are None (integer results, comparisons, shapes, ...)."""
+
+
+@dataclass(frozen=True)
+class ResourceOp(OpTrait):
+    """Reads or writes a variable through a resource or ref operand."""
+
+
+def has_trait(op_or_cls, trait: type[OpTrait]) -> bool:
+    return op_or_cls.has_trait(trait) if isinstance(op_or_cls, IRDLOperation) else any(
+        isinstance(t, trait) for t in op_or_cls.traits)

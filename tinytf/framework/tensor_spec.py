@@ -1,0 +1,54 @@
+"""``TensorSpec``: the shape and dtype of a tensor, as ``tf.TensorSpec``.
+
+    >>> TensorSpec([2, None], tt.float32)
+    TensorSpec(shape=(2, None), dtype=tt.float32)
+
+A shape of ``None`` means the rank is unknown; a ``None`` dim is unknown (``?`` in MLIR).
+Shape rules may also see ``value``: the operand's numpy value when it is a known constant
+(Reshape's shape, Sum's axes), else ``None``.
+"""
+from __future__ import annotations
+
+from tinytf import dtypes
+from tinytf.dtypes import DType
+from tinytf.framework import tf_types
+
+
+class TensorSpec:
+    __slots__ = ("shape", "dtype", "name", "value")
+
+    def __init__(self, shape, dtype=dtypes.float32, name: str | None = None, value=None):
+        self.shape = None if shape is None else tuple(None if d is None or d < 0 else int(d) for d in shape)
+        self.dtype: DType = dtypes.as_dtype(dtype)
+        self.name = name
+        self.value = value
+
+    @classmethod
+    def from_type(cls, type_) -> TensorSpec:
+        return cls(tf_types.shape_of(type_), tf_types.dtype_of(type_))
+
+    def to_type(self):
+        return tf_types.tensor_type(self.shape, self.dtype)
+
+    @property
+    def rank(self) -> int | None:
+        return None if self.shape is None else len(self.shape)
+
+    @property
+    def is_fully_defined(self) -> bool:
+        return tf_types.is_static(self.shape)
+
+    def is_compatible_with(self, shape) -> bool:
+        if self.shape is None or shape is None:
+            return True
+        return len(self.shape) == len(shape) and all(a is None or b is None or a == b
+                                                     for a, b in zip(self.shape, shape))
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, TensorSpec) and (self.shape, self.dtype) == (other.shape, other.dtype)
+
+    def __hash__(self) -> int:
+        return hash((self.shape, self.dtype))
+
+    def __repr__(self) -> str:
+        return f"TensorSpec(shape={self.shape}, dtype={self.dtype!r})"

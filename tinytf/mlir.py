@@ -1,0 +1,149 @@
+"""MLIR text in and out: an xDSL context with every tinytf dialect, and parse / print / verify
+that report problems as ``tinytf.errors`` with ``file:line:col``.
+
+    >>> module = tinytf.mlir.parse('func.func @f(%x: tensor<f32>) -> tensor<f32> { ... }')
+    >>> tinytf.mlir.verify(module)
+    >>> print(tinytf.mlir.print(module))
+
+Unknown ``tf.*`` ops and ``!tf_type.*`` types parse and print unchanged, as in TensorFlow.
+"""
+from __future__ import annotations
+
+import builtins
+import io
+import os
+from pathlib import Path
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import Builtin, FileLineColLoc, ModuleOp
+from xdsl.dialects.func import Func
+from xdsl.ir import Dialect, Operation
+from xdsl.parser import Parser
+from xdsl.parser.attribute_parser import AttrParser
+from xdsl.printer import Printer
+from xdsl.utils.exceptions import ParseError as XdslParseError
+
+import tinytf.ops  # noqa: F401  (registers every op)
+from tinytf.errors import InvalidArgumentError, OpError, ParseError
+from tinytf.framework.op import REGISTRY
+from tinytf.framework.tf_types import TFType
+from tinytf.ops.tf_device import TFDevice
+
+
+def tf_dialect() -> Dialect:
+    return Dialect("tf", [cls for name, cls in sorted(REGISTRY.items()) if name.startswith("tf.")], [])
+
+
+def dialects() -> list[Dialect]:
+    """Every dialect tinytf knows, as xDSL ``Dialect`` objects."""
+    return [Builtin, Func, tf_dialect(), TFDevice, TFType]
+
+
+def context() -> Context:
+    ctx = Context(allow_unregistered=True)
+    for dialect in dialects():
+        ctx.load_dialect(dialect)
+    return ctx
+
+
+# --- parsing -----------------------------------------------------------------------------------
+
+def _hex_aware_to_type(self, parser, type_):
+    """xDSL 0.74 reads ``dense<0x7FC00000> : tensor<f32>`` as the integer 2143289344; MLIR reads the
+    bit pattern. Route hex literals of float element types through the bits."""
+    text = self.span.text
+    if text.lstrip("-")[:2].lower() == "0x" and hasattr(type_, "unpack") and hasattr(type_, "bitwidth"):
+        bits = int(text, 16)
+        return type_.unpack(bits.to_bytes(type_.bitwidth // 8, "little"), 1)[0]
+    return _original_to_type(self, parser, type_)
+
+
+_original_to_type = AttrParser._TensorLiteralElement.to_type
+AttrParser._TensorLiteralElement.to_type = _hex_aware_to_type
+
+
+class _TFParser(Parser):
+    """Remembers where each op starts, so later diagnostics can say file:line:col."""
+
+    def parse_operation(self) -> Operation:
+        span = self._current_token.span
+        op = super().parse_operation()
+        op.__dict__.setdefault("_tt_span", span)
+        return op
+
+
+def location(op: Operation | None) -> str:
+    """``file:line:col`` of an op (its own, or its nearest parent's), or ``""`` when unknown."""
+    while op is not None:
+        if isinstance(op.location, FileLineColLoc):
+            loc = op.location
+            return f"{loc.filename.data}:{loc.line.data}:{loc.column.data}"
+        span = op.__dict__.get("_tt_span")
+        if span is not None:
+            where = span.get_location()
+            return f"{where.file}:{where.line}:{where.col}"
+        op = op.parent_op()
+    return ""
+
+
+def read_text(text_or_path) -> tuple[str, str]:
+    """(text, name): a path is read, a string containing MLIR is taken as is."""
+    if isinstance(text_or_path, Path) or (
+            isinstance(text_or_path, str) and "\n" not in text_or_path and "{" not in text_or_path):
+        path = os.fspath(text_or_path)
+        try:
+            return Path(path).read_text(), path
+        except OSError as err:
+            from tinytf.errors import NotFoundError
+
+            raise NotFoundError(f"cannot read {path}: {err.strerror}") from None
+    return text_or_path, "<string>"
+
+
+def parse(text_or_path, name: str | None = None, ctx: Context | None = None) -> ModuleOp:
+    """Parse MLIR text (or a file) into a module; ``ParseError`` with file:line:col on bad text."""
+    text, default_name = read_text(text_or_path)
+    name = name or default_name
+    parser = _TFParser(ctx or context(), text, name)
+    try:
+        return parser.parse_module()
+    except XdslParseError as err:
+        where = err.span.get_location()
+        raise ParseError(err.msg, name, where.line, where.col) from None
+    except OpError:
+        raise
+    except Exception as err:  # xDSL can fail in other ways on malformed text: still one clear error
+        where = parser._current_token.span.get_location()
+        raise ParseError(f"malformed MLIR ({type(err).__name__}: {err})", name, where.line, where.col) from None
+
+
+# --- verifying ---------------------------------------------------------------------------------
+
+def verify(module: Operation) -> None:
+    """Check every op's invariants; InvalidArgumentError ``file:line:col: 'op' message`` on the first bad one."""
+    for op in module.walk():
+        try:
+            op.verify(verify_nested_ops=False)
+        except Exception as err:
+            message = str(err).strip().splitlines()
+            detail = next((line for line in message if "does not verify" in line or line), str(err))
+            detail = detail.split("Operation does not verify: ")[-1]
+            where = location(op)
+            raise InvalidArgumentError(f"{where + ': ' if where else ''}'{op.name}' op {detail}", op.name) from None
+
+
+# --- printing ----------------------------------------------------------------------------------
+
+def print(module: Operation, generic: bool = False) -> str:  # noqa: A001  (tinytf.mlir.print)
+    """The module as MLIR text; ``generic=True`` prints every op in generic form."""
+    out = io.StringIO()
+    Printer(stream=out, print_generic_format=generic).print_op(module)
+    out.write("\n")
+    return out.getvalue()
+
+
+def round_trip(text: str) -> str:
+    return print(parse(text))
+
+
+__all__ = ["context", "dialects", "location", "parse", "print", "verify", "round_trip", "builtins"]

@@ -1,0 +1,46 @@
+"""Calls of other functions in the module: PartitionedCall and StatefulPartitionedCall.
+
+    %0 = "tf.PartitionedCall"(%x) <{config = "", config_proto = "", executor_type = "", f = @fn}>
+           : (tensor<2xf32>) -> tensor<2xf32>
+
+The executor runs the callee; the output dtypes (``Tout``) come from the result types.
+"""
+from __future__ import annotations
+
+from xdsl.irdl import traits_def, var_operand_def, var_result_def
+from xdsl.traits import Pure
+
+from tinytf.framework import tf_types
+from tinytf.framework.attributes import attr, derived
+from tinytf.framework.op import NoConstantFold, Op, register
+from tinytf.framework.tensor_spec import TensorSpec
+
+
+class _Call(Op):
+    args = var_operand_def()
+    output = var_result_def()
+    f = attr(kind="func")
+    config = attr("")
+    config_proto = attr("")
+    executor_type = attr("")
+    Tout = derived("types", lambda op: tuple(tf_types.dtype_of(r.type) for r in op.results))
+
+    @staticmethod
+    def infer(*args, f, Tout, **_):
+        return [TensorSpec(None, dtype) for dtype in Tout]
+
+
+@register
+class PartitionedCall(_Call):
+    """Calls ``f`` with ``args``; the callee has no side effects."""
+
+    name = "tf.PartitionedCall"
+    traits = traits_def(Pure())
+
+
+@register
+class StatefulPartitionedCall(_Call):
+    """Calls ``f`` with ``args``; the callee may read or write variables."""
+
+    name = "tf.StatefulPartitionedCall"
+    traits = traits_def(NoConstantFold())

@@ -1,0 +1,1 @@
+"""Reductions: Sum, Mean, Max, Min, Prod, All, Any, ArgMax, ArgMin."""
