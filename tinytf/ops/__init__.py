@@ -11,5 +11,7 @@ from tinytf.ops import (  # noqa: F401
     nn,
     reduction,
     resource,
+    shape,
+    slicing,
     tf_device,
 )

@@ -1,0 +1,1 @@
+"""Shape ops: Reshape, Squeeze, ExpandDims, Shape, Size, Rank, BroadcastTo, Transpose."""
