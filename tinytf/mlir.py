@@ -10,12 +10,14 @@ Unknown ``tf.*`` ops and ``!tf_type.*`` types parse and print unchanged, as in T
 from __future__ import annotations
 
 import builtins
+import dataclasses
 import io
+import math
 import os
 from pathlib import Path
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import Builtin, FileLineColLoc, ModuleOp
+from xdsl.dialects.builtin import ArrayAttr, Builtin, FileLineColLoc, IntegerAttr, ModuleOp, i64
 from xdsl.dialects.func import Func
 from xdsl.ir import Dialect, Operation
 from xdsl.parser import Parser
@@ -65,8 +67,12 @@ AttrParser._TensorLiteralElement.to_type = _hex_aware_to_type
 class _TFParser(Parser):
     """Remembers where each op starts, so later diagnostics can say file:line:col."""
 
+    line_offset = 0  # lines before this text in its file (a --split-input-file chunk)
+
     def parse_operation(self) -> Operation:
         span = self._current_token.span
+        if self.line_offset:
+            span = dataclasses.replace(span, line_offset=self.line_offset)
         op = super().parse_operation()
         op.__dict__.setdefault("_tt_span", span)
         return op
@@ -100,21 +106,23 @@ def read_text(text_or_path) -> tuple[str, str]:
     return text_or_path, "<string>"
 
 
-def parse(text_or_path, name: str | None = None, ctx: Context | None = None) -> ModuleOp:
+def parse(text_or_path, name: str | None = None, ctx: Context | None = None, line_offset: int = 0) -> ModuleOp:
     """Parse MLIR text (or a file) into a module; ``ParseError`` with file:line:col on bad text."""
     text, default_name = read_text(text_or_path)
     name = name or default_name
     parser = _TFParser(ctx or context(), text, name)
+    parser.line_offset = line_offset
     try:
         return parser.parse_module()
     except XdslParseError as err:
         where = err.span.get_location()
-        raise ParseError(err.msg, name, where.line, where.col) from None
+        raise ParseError(err.msg, name, where.line + line_offset, where.col) from None
     except OpError:
         raise
     except Exception as err:  # xDSL can fail in other ways on malformed text: still one clear error
         where = parser._current_token.span.get_location()
-        raise ParseError(f"malformed MLIR ({type(err).__name__}: {err})", name, where.line, where.col) from None
+        message = f"malformed MLIR ({type(err).__name__}: {err})"
+        raise ParseError(message, name, where.line + line_offset, where.col) from None
 
 
 # --- verifying ---------------------------------------------------------------------------------
@@ -134,10 +142,35 @@ def verify(module: Operation) -> None:
 
 # --- printing ----------------------------------------------------------------------------------
 
+class TFPrinter(Printer):
+    """xDSL's printer, printing attributes as MLIR (and so TensorFlow) does: ``[1, 1]`` for i64
+    arrays, not ``[1 : i64, 1 : i64]``; ``0x7FC00000`` for NaN."""
+
+    def print_attribute(self, attribute) -> None:
+        if isinstance(attribute, ArrayAttr):
+            self.print_string("[")
+            self.print_list(attribute.data, self._print_array_element)
+            self.print_string("]")
+            return
+        super().print_attribute(attribute)
+
+    def _print_array_element(self, attribute) -> None:
+        if isinstance(attribute, IntegerAttr) and attribute.type == i64:
+            self.print_string(str(attribute.value.data))
+        else:
+            self.print_attribute(attribute)
+
+    def print_float(self, value: float, type_) -> None:
+        if math.isnan(value) or math.isinf(value):
+            self.print_string("0x" + type_.pack((value,))[::-1].hex().upper())
+        else:
+            super().print_float(value, type_)
+
+
 def print(module: Operation, generic: bool = False) -> str:  # noqa: A001  (tinytf.mlir.print)
     """The module as MLIR text; ``generic=True`` prints every op in generic form."""
     out = io.StringIO()
-    Printer(stream=out, print_generic_format=generic).print_op(module)
+    TFPrinter(stream=out, print_generic_format=generic).print_op(module)
     out.write("\n")
     return out.getvalue()
 

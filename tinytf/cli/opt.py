@@ -12,10 +12,12 @@ import sys
 from collections.abc import Sequence
 from typing import IO
 
+from xdsl.utils.exceptions import DiagnosticException
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from tinytf import mlir
 from tinytf.cli.errors import run_tool
+from tinytf.errors import InvalidArgumentError, ParseError
 
 
 def tinytf_passes() -> dict:
@@ -38,7 +40,8 @@ class TinyTFOptMain(xDSLOptMain):
 
     def register_all_frontends(self):
         def parse_mlir(stream: IO[bytes]):
-            return mlir.parse(stream.read().decode(), name=self.get_input_name(), ctx=self.ctx)
+            text = stream.read().decode()
+            return mlir.parse(text, name=self.get_input_name(), ctx=self.ctx, line_offset=self._line_offset)
 
         self.available_frontends["mlir"] = parse_mlir
 
@@ -47,8 +50,30 @@ class TinyTFOptMain(xDSLOptMain):
         for name, cls in tinytf_passes().items():
             self.register_pass(name, lambda cls=cls: cls)
 
+    _line_offset = 0
+
+    def output_resulting_program(self, prog) -> str:
+        if self.args.target != "mlir":
+            return super().output_resulting_program(prog)
+        return mlir.print(prog, generic=self.args.print_op_generic)
+
+    def parse_chunk(self, chunk, file_extension, start_offset=0):
+        self._line_offset = start_offset
+        try:
+            return super().parse_chunk(chunk, file_extension, start_offset)
+        except ParseError as err:
+            if not self.args.parsing_diagnostics:
+                raise
+            print(err)
+            return None
+
     def apply_passes(self, prog):
-        mlir.verify(prog)  # located diagnostics for bad input, before any pass runs
+        try:
+            mlir.verify(prog)  # located diagnostics for bad input, before any pass runs
+        except InvalidArgumentError as err:
+            if self.args.verify_diagnostics:
+                raise DiagnosticException(str(err)) from None  # xDSL prints it and goes on
+            raise
         super().apply_passes(prog)
 
 

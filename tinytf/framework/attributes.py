@@ -209,6 +209,6 @@ def numpy_to_dense(array: np.ndarray, dtype: DType | None = None) -> DenseIntOrF
     dtype = dtype or dtypes.as_dtype(array.dtype)
     if not dtype.is_numeric and not dtype.is_bool:
         raise InvalidArgumentError(f"cannot store a {dtype.name} tensor as a dense constant")
-    array = np.ascontiguousarray(array, dtype=dtype.np)
+    array = np.asarray(array, dtype=dtype.np)  # (np.ascontiguousarray would make a scalar 1-D)
     raw = array.astype(np.uint8).tobytes() if dtype.is_bool else array.tobytes()
     return DenseIntOrFPElementsAttr(tf_types.tensor_type(array.shape, dtype), BytesAttr(raw))

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.irdl import IRDLOperation, irdl_op_definition
-from xdsl.traits import OpTrait
+from xdsl.irdl import IRDLOperation, irdl_op_definition, traits_def
+from xdsl.traits import HasCanonicalizationPatternsTrait, OpTrait
 from xdsl.utils.exceptions import VerifyException
 
 from tinytf.errors import InvalidArgumentError
@@ -27,9 +27,23 @@ from tinytf.framework.attributes import REQUIRED, AttrSpec
 
 REGISTRY: dict[str, type[Op]] = {}
 
+# Rewrite patterns xDSL's ``canonicalize`` runs on every tf op; tinytf.passes adds constant folding.
+CANONICALIZATION_PATTERNS: list = []
+
+
+@dataclass(frozen=True)
+class TFCanonicalization(HasCanonicalizationPatternsTrait):
+    """Hands ``canonicalize`` the patterns in ``CANONICALIZATION_PATTERNS`` (filled by upper layers)."""
+
+    @classmethod
+    def get_canonicalization_patterns(cls):
+        return tuple(CANONICALIZATION_PATTERNS)
+
 
 class Op(IRDLOperation):
     """Base of every ``tf.*`` op class; see the module docstring for the rules an op defines."""
+
+    traits = traits_def(TFCanonicalization())  # IRDL adds a base class's traits to each subclass's
 
     @classmethod
     def bind(cls, *inputs, **attrs):

@@ -1,0 +1,30 @@
+// RUN: tinytf-opt %s -p cse | filecheck %s
+
+// xDSL's cse on tf ops: identical pure ops merge; variable reads (not Pure: a write may come
+// between them), stateful calls and unknown ops never merge.
+
+// CHECK-LABEL: func.func @cse
+// CHECK-NEXT:    %[[A:.*]] = "tf.AddV2"(%x, %x)
+// CHECK-NEXT:    %[[R0:.*]] = "tf.ReadVariableOp"(%v)
+// CHECK-NEXT:    "tf.AssignVariableOp"(%v, %[[A]])
+// CHECK-NEXT:    %[[R1:.*]] = "tf.ReadVariableOp"(%v)
+// CHECK-NEXT:    %[[S0:.*]] = "tf.StatefulPartitionedCall"(%x)
+// CHECK-NEXT:    %[[S1:.*]] = "tf.StatefulPartitionedCall"(%x)
+// CHECK-NEXT:    %[[U0:.*]] = "tf.SomeUnknownOp"(%x)
+// CHECK-NEXT:    %[[U1:.*]] = "tf.SomeUnknownOp"(%x)
+// CHECK-NEXT:    func.return %[[A]], %[[A]], %[[R0]], %[[R1]], %[[S0]], %[[S1]], %[[U0]], %[[U1]] :
+func.func @cse(%x: tensor<2xf32>, %v: tensor<*x!tf_type.resource<tensor<2xf32>>>) -> (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) {
+  %0 = "tf.AddV2"(%x, %x) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  %1 = "tf.AddV2"(%x, %x) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  %2 = "tf.ReadVariableOp"(%v) : (tensor<*x!tf_type.resource<tensor<2xf32>>>) -> tensor<2xf32>
+  "tf.AssignVariableOp"(%v, %0) <{validate_shape = false}> : (tensor<*x!tf_type.resource<tensor<2xf32>>>, tensor<2xf32>) -> ()
+  %3 = "tf.ReadVariableOp"(%v) : (tensor<*x!tf_type.resource<tensor<2xf32>>>) -> tensor<2xf32>
+  %4 = "tf.StatefulPartitionedCall"(%x) <{config = "", config_proto = "", executor_type = "", f = @g}> : (tensor<2xf32>) -> tensor<2xf32>
+  %5 = "tf.StatefulPartitionedCall"(%x) <{config = "", config_proto = "", executor_type = "", f = @g}> : (tensor<2xf32>) -> tensor<2xf32>
+  %6 = "tf.SomeUnknownOp"(%x) : (tensor<2xf32>) -> tensor<2xf32>
+  %7 = "tf.SomeUnknownOp"(%x) : (tensor<2xf32>) -> tensor<2xf32>
+  func.return %0, %1, %2, %3, %4, %5, %6, %7 : tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>
+}
+func.func private @g(%a: tensor<2xf32>) -> tensor<2xf32> {
+  func.return %a : tensor<2xf32>
+}

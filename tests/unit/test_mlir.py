@@ -1,0 +1,81 @@
+"""Parsing, printing and verifying MLIR: fixed points, TensorFlow's exports, clear errors."""
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tinytf import mlir
+from tinytf.errors import InvalidArgumentError, NotFoundError, ParseError
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = sorted((ROOT / "tests/conformance/fixtures").glob("*.mlir"))
+ROUND_TRIP_FILES = sorted(p for p in (ROOT / "tests/filecheck/dialect").glob("*.mlir") if p.name != "invalid.mlir")
+
+
+@pytest.mark.parametrize("path", FIXTURES + ROUND_TRIP_FILES, ids=lambda p: p.name)
+@pytest.mark.parametrize("generic", [False, True])
+def test_print_parse_print_is_a_fixed_point(path, generic):
+    module = mlir.parse(path)
+    mlir.verify(module)
+    first = mlir.print(module, generic=generic)
+    second = mlir.print(mlir.parse(first), generic=generic)
+    assert first == second
+
+
+def test_tensorflow_exports_keep_their_ops_and_attributes():
+    text = mlir.print(mlir.parse(ROOT / "tests/conformance/fixtures/keras_cnn.mlir"))
+    assert '"tf.Conv2D"' in text and 'padding = "SAME"' in text and "strides = [1, 1, 1, 1]" in text
+    assert "tensor<*x!tf_type.resource>" in text and 'tf._user_specified_name = "x"' in text
+    assert "tf.versions" in text and "tf.entry_function" in text
+
+
+def test_unknown_tf_ops_parse_and_print_unchanged():
+    text = '"tf.NotAnOpYet"(%x) {weird = [1, "a"]} : (tensor<2x!tf_type.qint8>) -> tensor<*x!tf_type.variant>'
+    module = mlir.parse("func.func @f(%x: tensor<2x!tf_type.qint8>) {\n  %0 = " + text + "\n  func.return\n}\n")
+    mlir.verify(module)
+    assert text in mlir.print(module)
+
+
+def test_parse_error_has_file_line_col(tmp_path):
+    path = tmp_path / "bad.mlir"
+    path.write_text('func.func @f() {\n  %0 = "tf.Const"() <{value = dense<[1.0> : tensor<1xf32>}> : () -> tensor<1xf32>\n}\n')
+    with pytest.raises(ParseError) as info:
+        mlir.parse(path)
+    assert str(info.value).startswith(f"{path}:2:")
+    assert (info.value.line, info.value.file) == (2, str(path))
+
+
+def test_verify_error_names_the_op_and_its_location():
+    module = mlir.parse('func.func @f(%x: tensor<f32>) {\n  %0 = "tf.AddV2"(%x) : (tensor<f32>) -> tensor<f32>\n'
+                        '  func.return\n}\n', name="m.mlir")
+    with pytest.raises(InvalidArgumentError, match=r"^m.mlir:2:3: 'tf.AddV2' op Expected 2 operands, but got 1"):
+        mlir.verify(module)
+
+
+def test_missing_file_is_not_found():
+    with pytest.raises(NotFoundError, match="cannot read"):
+        mlir.parse("/no/such/file.mlir")
+
+
+def _opt(*args, stdin=None):
+    return subprocess.run([sys.executable, "-m", "tinytf.cli.opt", *args], input=stdin,
+                          capture_output=True, text=True, cwd=ROOT)
+
+
+def test_tinytf_opt_reports_bad_input_in_one_line(tmp_path):
+    bad = tmp_path / "bad.mlir"
+    bad.write_text('func.func @f(%x: tensor<f32>) {\n  %0 = "tf.MatMul"(%x, %x) <{transpose_a = 1 : i32}>'
+                   ' : (tensor<f32>, tensor<f32>) -> tensor<f32>\n  func.return\n}\n')
+    result = _opt(str(bad))
+    assert result.returncode == 1 and result.stdout == ""
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"{bad}:2:3: 'tf.MatMul' op")
+    assert "Traceback" not in result.stderr
+
+
+def test_tinytf_opt_round_trips_a_fixture():
+    path = FIXTURES[0]
+    result = _opt(str(path))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == mlir.print(mlir.parse(path))
