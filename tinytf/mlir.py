@@ -110,9 +110,10 @@ def parse(text_or_path, name: str | None = None, ctx: Context | None = None, lin
     """Parse MLIR text (or a file) into a module; ``ParseError`` with file:line:col on bad text."""
     text, default_name = read_text(text_or_path)
     name = name or default_name
-    parser = _TFParser(ctx or context(), text, name)
-    parser.line_offset = line_offset
+    parser = None
     try:
+        parser = _TFParser(ctx or context(), text, name)  # lexes the first token: may raise already
+        parser.line_offset = line_offset
         return parser.parse_module()
     except XdslParseError as err:
         where = err.span.get_location()
@@ -120,9 +121,12 @@ def parse(text_or_path, name: str | None = None, ctx: Context | None = None, lin
     except OpError:
         raise
     except Exception as err:  # xDSL can fail in other ways on malformed text: still one clear error
-        where = parser._current_token.span.get_location()
+        line, col = (1, 1)
+        if parser is not None:
+            where = parser._current_token.span.get_location()
+            line, col = where.line, where.col
         message = f"malformed MLIR ({type(err).__name__}: {err})"
-        raise ParseError(message, name, where.line + line_offset, where.col) from None
+        raise ParseError(message, name, line + line_offset, col) from None
 
 
 # --- verifying ---------------------------------------------------------------------------------
