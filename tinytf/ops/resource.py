@@ -1,25 +1,43 @@
-"""Resource variables in the IR: VarHandleOp, ReadVariableOp, AssignVariableOp.
+"""Resource variables in the IR: VarHandleOp, ReadVariableOp, AssignVariableOp, AssignAdd/SubVariableOp.
 
     %v = "tf.VarHandleOp"() <{container = "", shared_name = "w"}> : () -> tensor<!tf_type.resource<tensor<2xf32>>>
     %x = "tf.ReadVariableOp"(%v) : (tensor<!tf_type.resource<tensor<2xf32>>>) -> tensor<2xf32>
     "tf.AssignVariableOp"(%v, %x) <{validate_shape = false}> : (tensor<...>, tensor<2xf32>) -> ()
+    "tf.AssignSubVariableOp"(%v, %d) : (tensor<*x!tf_type.resource>, tensor<2xf32>) -> ()
 
-Their kernels need the runtime's variables; the kernel API (``framework.kernel``) supplies them.
+A resource operand's value at run time is a ``tinytf.framework.variables.Variable``; the kernels
+take it from the ``OpKernelContext`` (TensorFlow's kernel API) and update it under its lock.
 """
 from __future__ import annotations
 
+import numpy as np
 from xdsl.irdl import operand_def, result_def, traits_def
 
 from tinytf import dtypes
+from tinytf.errors import InvalidArgumentError
 from tinytf.framework import tf_types
 from tinytf.framework.attributes import attr, derived
 from tinytf.framework.op import NoConstantFold, NotDifferentiable, Op, ResourceOp, register
 from tinytf.framework.tensor_spec import TensorSpec
+from tinytf.framework.variables import Variable
 
 
 def _resource_spec(type_):
     sub = tf_types.resource_subtype(type_)
     return TensorSpec.from_type(sub) if sub is not None else TensorSpec(None, dtypes.float32)
+
+
+def _variable(ctx, i: int = 0) -> Variable:
+    var = ctx.input(i)
+    if not isinstance(var, Variable):
+        raise InvalidArgumentError(
+            f"{ctx.op_name}: operand {i} must be a resource (a variable), got {type(var).__name__}", ctx.op_name)
+    return var
+
+
+def _check_resource(name: str, resource: TensorSpec) -> None:
+    if resource.dtype is not dtypes.resource:
+        raise InvalidArgumentError(f"{name}: expected a resource operand, got {resource.dtype.name}", name)
 
 
 @register
@@ -39,6 +57,18 @@ class VarHandleOp(Op):
     def infer(*, dtype, shape, **_):
         return TensorSpec((), dtypes.resource)
 
+    @staticmethod
+    def kernel(ctx, *, container, shared_name, dtype, shape, **_):
+        key = (container, shared_name)
+        var = ctx.resources.get(key)
+        if var is None:  # TensorFlow creates the variable uninitialised; the first assign fills it
+            var = ctx.resources[key] = Variable(None, name=shared_name or None, dtype=dtype, shape=shape)
+        elif var.dtype is not dtypes.as_dtype(dtype):
+            raise InvalidArgumentError(
+                f"tf.VarHandleOp: variable '{shared_name}' has dtype {var.dtype.name}, handle asks for "
+                f"{dtypes.as_dtype(dtype).name}", "tf.VarHandleOp")
+        ctx.set_output(0, var)
+
 
 @register
 class ReadVariableOp(Op):
@@ -50,9 +80,30 @@ class ReadVariableOp(Op):
     dtype = derived("type", lambda op: tf_types.dtype_of(op.results[0].type))
     traits = traits_def(NoConstantFold(), ResourceOp())
 
-    @staticmethod
-    def infer(resource, *, dtype):
+    @classmethod
+    def infer(cls, resource, *, dtype):
+        _check_resource(cls.name, resource)
+        var = resource.value  # the Variable itself when the handle is known (eager, tracing)
+        if isinstance(var, Variable):
+            if var.dtype is not dtypes.as_dtype(dtype):
+                raise InvalidArgumentError(
+                    f"{cls.name}: variable {var.name} has dtype {var.dtype.name}, read as {dtypes.as_dtype(dtype).name}",
+                    cls.name)
+            return TensorSpec(var.shape, dtype)
         return TensorSpec(None, dtype)
+
+    @staticmethod
+    def kernel(ctx, *, dtype):
+        var = _variable(ctx)
+        if var.dtype is not dtypes.as_dtype(dtype):
+            raise InvalidArgumentError(
+                f"tf.ReadVariableOp: variable {var.name} has dtype {var.dtype.name}, read as "
+                f"{dtypes.as_dtype(dtype).name}", "tf.ReadVariableOp")
+        ctx.set_output(0, var.read())
+
+    @staticmethod
+    def grad(op, dy):  # Given upstream grad dy and y = read(v): dv = dy
+        return [dy]
 
 
 @register
@@ -65,6 +116,63 @@ class AssignVariableOp(Op):
     validate_shape = attr(False)
     traits = traits_def(NoConstantFold(), ResourceOp(), NotDifferentiable())
 
-    @staticmethod
-    def infer(resource, value, **_):
+    @classmethod
+    def infer(cls, resource, value, **_):
+        _check_resource(cls.name, resource)
+        _check_update(cls.name, resource, value, exact=False)
         return []
+
+    @staticmethod
+    def kernel(ctx, *, validate_shape):
+        _variable(ctx).store(ctx.input(1), ctx.op_name, validate_shape=validate_shape)
+
+
+def _check_update(name, resource, value, exact):
+    var = resource.value
+    if not isinstance(var, Variable):
+        return
+    if var.dtype is not value.dtype:
+        raise InvalidArgumentError(
+            f"{name}: variable {var.name} has dtype {var.dtype.name}, value has {value.dtype.name}", name)
+    if var.shape is not None and value.shape is not None and (
+            len(var.shape) != len(value.shape)
+            or any(a is not None and b is not None and a != b for a, b in zip(var.shape, value.shape))):
+        raise InvalidArgumentError(
+            f"{name}: variable {var.name} has shape {list(var.shape)}, value has shape {list(value.shape)}", name)
+
+
+class _AssignUpdate(Op):
+    resource = operand_def()
+    value = operand_def()
+    dtype = derived("type", lambda op: tf_types.dtype_of(op.operands[1].type), default=None)
+    traits = traits_def(NoConstantFold(), ResourceOp(), NotDifferentiable())
+
+    @classmethod
+    def infer(cls, resource, value, **_):
+        _check_resource(cls.name, resource)
+        if not value.dtype.is_numeric:
+            raise InvalidArgumentError(f"{cls.name}: value of dtype {value.dtype.name} is not numeric", cls.name)
+        _check_update(cls.name, resource, value, exact=True)
+        return []
+
+
+@register
+class AssignAddVariableOp(_AssignUpdate):
+    """variable += value.  "tf.AssignAddVariableOp"(%v, %d) : (tensor<*x!tf_type.resource>, tensor<3xf32>) -> ()"""
+
+    name = "tf.AssignAddVariableOp"
+
+    @staticmethod
+    def kernel(ctx, **_):
+        _variable(ctx).update(ctx.input(1), np.add, ctx.op_name)
+
+
+@register
+class AssignSubVariableOp(_AssignUpdate):
+    """variable -= value.  "tf.AssignSubVariableOp"(%v, %d) : (tensor<*x!tf_type.resource>, tensor<3xf32>) -> ()"""
+
+    name = "tf.AssignSubVariableOp"
+
+    @staticmethod
+    def kernel(ctx, **_):
+        _variable(ctx).update(ctx.input(1), np.subtract, ctx.op_name)

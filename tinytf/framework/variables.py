@@ -1,0 +1,335 @@
+"""``tt.Variable``: mutable state, as TensorFlow's resource variables.
+
+    >>> v = tt.Variable([1.0, 2.0])
+    >>> v.assign_add([1.0, 1.0]); v.numpy()
+    array([2., 3.], dtype=float32)
+
+A variable owns one numpy buffer, read-only to everyone else. An update holds the variable's
+reader-writer lock exclusively and writes the buffer in place when no reader holds it, else it
+writes a copy and swaps it in (copy-on-write), so a value read earlier is a snapshot that later
+assigns never change and no reader sees a half-written value. Each variable has a creation
+number: the kernel API locks several variables in that global order, so concurrent updates
+cannot deadlock. ``RefVariable`` is the TF1 ref variable (``tf.VariableV2``) on the same machinery.
+
+Reads and writes go through ops (``tf.ReadVariableOp``, ``tf.AssignVariableOp``, ...), so the
+same code runs eagerly and inside ``tt.function``, where a variable becomes a captured
+``tensor<!tf_type.resource<tensor<...>>>`` argument of the traced function.
+"""
+from __future__ import annotations
+
+import itertools
+import sys
+import threading
+
+import numpy as np
+
+from tinytf import dtypes
+from tinytf.errors import FailedPreconditionError, InvalidArgumentError
+
+_counter = itertools.count()
+
+
+def _shape_str(shape) -> str:
+    return "<unknown>" if shape is None else "[" + ",".join("?" if d is None else str(d) for d in shape) + "]"
+
+
+class RWLock:
+    """A reader-writer lock: many shared holders, or one exclusive holder who may re-enter it (also
+    shared). ``with lock:`` takes it exclusively. Taking it exclusively while holding it shared
+    raises RuntimeError (it would deadlock)."""
+
+    __slots__ = ("cond", "writer", "depth", "readers")
+
+    def __init__(self):
+        self.cond = threading.Condition(threading.Lock())
+        self.writer = None          # thread id of the exclusive holder
+        self.depth = 0              # the exclusive holder's re-entries
+        self.readers: dict = {}     # thread id -> shared holds
+
+    def acquire(self, exclusive: bool = True) -> bool:
+        me = threading.get_ident()
+        with self.cond:
+            if self.writer == me:
+                self.depth += 1
+                return True
+            if exclusive:
+                if me in self.readers:
+                    raise RuntimeError("RWLock: taking a lock exclusively while holding it shared")
+                while self.writer is not None or self.readers:
+                    self.cond.wait()
+                self.writer, self.depth = me, 1
+            else:
+                while self.writer is not None:
+                    self.cond.wait()
+                self.readers[me] = self.readers.get(me, 0) + 1
+        return True
+
+    def release(self) -> None:
+        me = threading.get_ident()
+        with self.cond:
+            if self.writer == me:
+                self.depth -= 1
+                if self.depth == 0:
+                    self.writer = None
+                    self.cond.notify_all()
+                return
+            count = self.readers.get(me, 0)
+            if count == 0:
+                raise RuntimeError("RWLock: released by a thread that does not hold it")
+            if count == 1:
+                del self.readers[me]
+                if not self.readers:
+                    self.cond.notify_all()
+            else:
+                self.readers[me] = count - 1
+
+    def held_exclusively(self) -> bool:
+        return self.writer == threading.get_ident()
+
+    def __enter__(self):
+        self.acquire(True)
+        return self
+
+    def __exit__(self, *exc):
+        self.release()
+        return False
+
+
+class Variable:
+    """A mutable tensor with a fixed dtype and shape (``None`` dims allowed), read and updated by ops."""
+
+    __array_priority__ = 100  # numpy defers ``array + variable`` to us
+    is_ref = False  # a TF1 ref variable (RefVariable) rather than a resource
+
+    def __init__(self, initial_value=None, trainable: bool = True, name: str | None = None, dtype=None,
+                 shape=None):
+        self.uid = next(_counter)  # global lock order
+        self.name = name or f"Variable_{self.uid}"
+        self.trainable = bool(trainable)
+        self._lock = RWLock()
+        self._copy_on_read = False  # set by sparse updates: readers then get copies
+        if initial_value is None:  # an uninitialised variable (VarHandleOp before its first assign)
+            if dtype is None:
+                raise InvalidArgumentError("Variable: an uninitialised variable needs a dtype")
+            self._dtype = dtypes.as_dtype(dtype)
+            self._shape = None if shape is None else tuple(shape)
+            self._buffer = None
+            return
+        if callable(initial_value):
+            initial_value = initial_value()
+        value = _to_array(initial_value, dtype)
+        self._dtype = dtypes.as_dtype(value.dtype)
+        self._shape = tuple(value.shape) if shape is None else tuple(shape)
+        self._buffer = _frozen(value)
+
+    # --- raw state (used by kernels) ----------------------------------------------------------
+
+    @property
+    def dtype(self):
+        return self._dtype
+
+    @property
+    def shape(self):
+        return self._shape if self._buffer is None else self._buffer.shape
+
+    @property
+    def is_initialized(self) -> bool:
+        return self._buffer is not None
+
+    @property
+    def lock(self):
+        return self._lock
+
+    def read(self) -> np.ndarray:
+        """The current buffer, read-only: a snapshot later updates never change (they write in place only
+        while no reader holds it). Waits while another thread updates the variable. In copy-on-read
+        mode, a copy. FailedPreconditionError when uninitialised."""
+        lock = self._lock
+        with lock.cond:  # taking the reference is atomic with respect to an exclusive writer
+            while lock.writer is not None and lock.writer != threading.get_ident():
+                lock.cond.wait()
+            value = self._buffer
+            if value is not None and self._copy_on_read:
+                value = _frozen(value.copy())
+        if value is None:
+            raise FailedPreconditionError(
+                f"Error while reading resource variable {self.name}: the variable is uninitialized", "tf.ReadVariableOp")
+        return value
+
+    def enable_copy_on_read(self) -> None:
+        """Readers get copies from now on, so sparse updates can keep writing the buffer in place."""
+        self._copy_on_read = True
+
+    def buffer_is_shared(self) -> bool:
+        """Does anyone besides the variable hold its buffer (a reader's snapshot, a view of it)?"""
+        return self._buffer is not None and (sys.getrefcount(self._buffer) > 2 or self._buffer.base is not None)
+
+    def begin_update(self, op_name: str = "tf.AssignVariableOp") -> tuple[np.ndarray, bool]:
+        """A writable buffer holding the current value, and whether it is the variable's own.
+
+        Holding the lock exclusively and with no reader holding the buffer, it is the buffer itself
+        (updated in place); otherwise a copy (copy-on-write) that ``end_update`` swaps in, so readers
+        never see a half-written value. Call ``end_update`` after writing it."""
+        with self._lock.cond:
+            if self._buffer is None:
+                raise FailedPreconditionError(
+                    f"{op_name}: attempting to use uninitialized variable {self.name}", op_name)
+            in_place = self._lock.writer == threading.get_ident() and not self.buffer_is_shared()
+            current = self._buffer
+        if in_place:
+            current.flags.writeable = True
+            return current, True
+        return np.array(current, copy=True), False
+
+    def end_update(self, buffer: np.ndarray, in_place: bool) -> None:
+        """Finish ``begin_update``: freeze the buffer and, for a copy, make it the variable's value."""
+        buffer.flags.writeable = False
+        if not in_place:
+            with self._lock.cond:
+                self._buffer = buffer
+
+    def store(self, value, op_name: str = "tf.AssignVariableOp", validate_shape: bool = True,
+              adopt: bool = False) -> None:
+        """Replace the value with ``value`` (checked against the variable's dtype and shape): written
+        into the buffer in place when no reader holds it, else into a new one. ``adopt``: take
+        ``value`` itself as the buffer (the caller guarantees nothing else references it)."""
+        value = np.asarray(value)
+        if dtypes.as_dtype(value.dtype) is not self._dtype:
+            raise InvalidArgumentError(
+                f"{op_name}: trying to assign a {dtypes.as_dtype(value.dtype).name} value to variable "
+                f"{self.name} of dtype {self._dtype.name}", op_name)
+        declared = self._shape if self._buffer is None or not self.is_ref else self._buffer.shape
+        # a resource variable keeps its shape once set; tf.Assign(validate_shape=False) may reshape a ref
+        if declared is not None and (validate_shape or (self._buffer is not None and not self.is_ref)):
+            if len(declared) != value.ndim or any(d is not None and d != s for d, s in zip(declared, value.shape)):
+                raise InvalidArgumentError(
+                    f"{op_name}: trying to assign a value of shape {_shape_str(value.shape)} to variable "
+                    f"{self.name} of shape {_shape_str(declared)}", op_name)
+        with self._lock:
+            current = self._buffer
+            if adopt:  # a dying input nobody else holds (the kernel API checked): take it without a copy
+                new = _frozen(value)
+            elif (current is not None and current.shape == value.shape and sys.getrefcount(current) <= 3
+                  and current.base is None):  # no reader holds the buffer: overwrite it in place
+                current.flags.writeable = True
+                np.copyto(current, value)
+                new = _frozen(current)
+            else:
+                new = _frozen(np.array(value, copy=True))  # own it: the caller may keep writing to theirs
+            del current
+            with self._lock.cond:
+                self._buffer = new
+
+    def update(self, delta, ufunc, op_name: str) -> None:
+        """``value = ufunc(value, delta)`` as one step under the lock (AssignAdd / AssignSub)."""
+        delta = np.asarray(delta)
+        with self._lock:
+            current = self.read()
+            if dtypes.as_dtype(delta.dtype) is not self._dtype:
+                raise InvalidArgumentError(
+                    f"{op_name}: variable {self.name} has dtype {self._dtype.name}, update has "
+                    f"{dtypes.as_dtype(delta.dtype).name}", op_name)
+            if delta.shape != current.shape:
+                raise InvalidArgumentError(
+                    f"{op_name}: cannot update variable {self.name} with shape {_shape_str(current.shape)} "
+                    f"using a tensor with shape {_shape_str(delta.shape)}, shapes must be equal", op_name)
+            del current
+            buffer, in_place = self.begin_update(op_name)
+            try:
+                ufunc(buffer, delta, out=buffer)
+            finally:
+                self.end_update(buffer, in_place)
+
+    # --- the op-based API ---------------------------------------------------------------------
+
+    def value(self):
+        """The value as a tensor: a ``tf.ReadVariableOp`` in the current context."""
+        from tinytf.ops.resource import ReadVariableOp  # ops sit above framework: import on use
+
+        return ReadVariableOp.bind(self, dtype=self._dtype)
+
+    read_value = value
+
+    def numpy(self) -> np.ndarray:
+        return self.read().copy()
+
+    def __array__(self, dtype=None, copy=None):
+        value = self.read()
+        return value.astype(dtype) if dtype is not None else value.copy()
+
+    def assign(self, value, use_locking=None, name=None, read_value=True):
+        from tinytf.ops.resource import AssignVariableOp
+
+        AssignVariableOp.bind(self, self._cast(value), validate_shape=False)
+        return self
+
+    def assign_add(self, delta, use_locking=None, name=None, read_value=True):
+        from tinytf.ops.resource import AssignAddVariableOp
+
+        AssignAddVariableOp.bind(self, self._cast(delta))
+        return self
+
+    def assign_sub(self, delta, use_locking=None, name=None, read_value=True):
+        from tinytf.ops.resource import AssignSubVariableOp
+
+        AssignSubVariableOp.bind(self, self._cast(delta))
+        return self
+
+    def _cast(self, value):
+        """Python values and numpy arrays take the variable's dtype (tensors keep theirs: no promotion)."""
+        if isinstance(value, (int, float, bool, list, tuple, np.ndarray, np.generic)):
+            return np.asarray(value, dtype=self._dtype.np)
+        return value
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __bool__(self) -> bool:
+        return bool(self.read())
+
+    def __len__(self) -> int:
+        return len(self.read())
+
+    def __repr__(self) -> str:
+        value = "<uninitialized>" if self._buffer is None else repr(self._buffer)
+        return (f"<tt.Variable '{self.name}' shape={tuple(self.shape) if self.shape is not None else None} "
+                f"dtype={self._dtype.name}, numpy={value}>")
+
+
+class RefVariable(Variable):
+    """A TF1 ref variable (``tf.VariableV2``): ops take and forward it as a ``!tf_type.f32ref``-style
+    value rather than a resource handle; reads, updates and locking are a Variable's."""
+
+    is_ref = True
+
+
+def _frozen(array: np.ndarray) -> np.ndarray:
+    """Buffers are read-only: a reader holding one (an op's output, a user's array) cannot change the
+    variable behind its back, and updates always build a new buffer."""
+    array.flags.writeable = False
+    return array
+
+
+def _to_array(value, dtype) -> np.ndarray:
+    if hasattr(value, "numpy") and not isinstance(value, np.ndarray):
+        value = value.numpy()
+    if dtype is None and not isinstance(value, np.ndarray | np.generic):
+        dtype = dtypes.result_type_of_python(value)
+    array = np.asarray(value, dtype=None if dtype is None else dtypes.as_dtype(dtype).np)
+    return np.array(array, copy=True)
+
+
+def _delegate(name):
+    def method(self, *args):
+        return getattr(self.value(), name)(*args)
+
+    method.__name__ = name
+    return method
+
+
+# Arithmetic on a variable reads it first, as TensorFlow's Variable does.
+for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__",
+              "__rtruediv__", "__floordiv__", "__rfloordiv__", "__mod__", "__rmod__", "__pow__", "__rpow__",
+              "__matmul__", "__rmatmul__", "__neg__", "__abs__", "__lt__", "__le__", "__gt__", "__ge__",
+              "__getitem__", "__and__", "__or__", "__invert__"):
+    setattr(Variable, _name, _delegate(_name))

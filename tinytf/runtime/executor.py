@@ -1,0 +1,335 @@
+"""The graph executor: runs a module's ``func.func``s, each compiled once into a flat plan.
+
+    program = Program(module)
+    outputs = program.run("main", [x, w])      # numpy arrays (Variables for resource arguments)
+
+A plan is a list of steps ``(run, input slots, output slots, slots to free)``. Values live in a
+list of slots; constants are decoded once, at compile time; each value is dropped right after
+its last use, so memory tracks the live set (and a kernel may later reuse a dying input's
+buffer). Shapes declared in the IR are not trusted (TensorFlow prints ``tensor<4x?xf32>`` and
+``tensor<*xf32>``): every op's shape rule runs on the actual values.
+
+Functional control flow calls other functions of the module: ``tf.PartitionedCall`` /
+``tf.StatefulPartitionedCall`` (``f``), ``tf.If`` / ``tf.StatelessIf`` (``then_branch``,
+``else_branch``), ``tf.While`` / ``tf.StatelessWhile`` (``cond``, ``body``), ``tf.Case`` (``branches``);
+``tf_device.cluster_func`` runs its callee through the XLA backend.
+"""
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp, SymbolRefAttr
+from xdsl.ir import Operation
+
+from tinytf import dtypes
+from tinytf.errors import InvalidArgumentError, NotFoundError, OpError, UnimplementedError
+from tinytf.framework import tf_types
+from tinytf.framework.op import Op
+from tinytf.framework.tensor_spec import TensorSpec
+from tinytf.framework.variables import Variable
+from tinytf.runtime import dispatch
+
+_CALLS = ("tf.PartitionedCall", "tf.StatefulPartitionedCall")
+MAX_CALL_DEPTH = 64
+_calls = threading.local()  # per-thread call depth of nested function calls
+_IFS = ("tf.If", "tf.StatelessIf")
+_WHILES = ("tf.While", "tf.StatelessWhile")
+_CASES = ("tf.Case", "tf.StatelessCase")
+
+
+def op_name(op: Operation) -> str:
+    """The op's real name (an unregistered op's ``name`` is ``builtin.unregistered``)."""
+    name = getattr(op, "op_name", None)
+    return name.data if name is not None else op.name
+
+
+def _where(op: Operation) -> str:
+    from tinytf import mlir  # layer 6 text utilities; only for messages
+
+    loc = mlir.location(op)
+    return f"{loc}: " if loc else ""
+
+
+def _symbol(op: Operation, key: str) -> str:
+    """A function-valued attribute (``f``, ``then_branch``, ...) of a registered or unregistered op."""
+    raw = op.properties.get(key) or op.attributes.get(key)
+    if not isinstance(raw, SymbolRefAttr):
+        raise _mark(InvalidArgumentError(f"{_where(op)}'{op_name(op)}' op needs a function attribute '{key}'",
+                                         op_name(op)))
+    return raw.root_reference.data
+
+
+def truth(value, what: str) -> bool:
+    """TensorFlow's predicate rule: a scalar's value; a non-scalar is true when it is non-empty."""
+    value = np.asarray(value)
+    if value.dtype.kind == "O":
+        raise InvalidArgumentError(f"{what}: predicate must be a numeric or bool tensor")
+    return bool(value) if value.ndim == 0 else value.size > 0
+
+
+class Plan:
+    """One function compiled: steps over numbered slots; ``wheres[i]`` is step i's file:line:col."""
+
+    __slots__ = ("name", "num_args", "arg_types", "steps", "template", "results", "wheres")
+
+    def run(self, args: list) -> list:
+        slots = list(self.template)
+        slots[:len(args)] = args
+        index = 0
+        try:
+            for run, ins, outs, free in self.steps:
+                values = run([slots[i] for i in ins])
+                for s, v in zip(outs, values):
+                    slots[s] = v
+                for s in free:
+                    slots[s] = None
+                index += 1
+        except OpError as err:
+            raise _locate(err, self.wheres[index]) from None
+        return [slots[i] for i in self.results]
+
+
+class Program:
+    """The functions of one module, compiled on first call; ``resources`` holds VarHandleOp variables."""
+
+    def __init__(self, module: ModuleOp):
+        self.module = module
+        self.functions: dict[str, func.FuncOp] = {
+            op.sym_name.data: op for op in module.ops if isinstance(op, func.FuncOp)}
+        self.plans: dict[str, Plan] = {}
+        self.resources: dict = {}
+
+    def function(self, name: str) -> func.FuncOp:
+        fn = self.functions.get(name)
+        if fn is None:
+            raise NotFoundError(f"function @{name} is not defined in the module")
+        return fn
+
+    def plan(self, name: str) -> Plan:
+        plan = self.plans.get(name)
+        if plan is None:
+            plan = self.plans[name] = self._compile(self.function(name))
+        return plan
+
+    def run(self, name: str, args: list) -> list:
+        plan = self.plan(name)
+        if len(args) != plan.num_args:
+            raise InvalidArgumentError(f"@{name} takes {plan.num_args} arguments, got {len(args)}")
+        depth = getattr(_calls, "depth", 0)
+        if depth >= MAX_CALL_DEPTH:  # a function that calls itself without end: an error, not a crash
+            raise InvalidArgumentError(f"@{name}: function calls nested deeper than {MAX_CALL_DEPTH} "
+                                       "(recursive PartitionedCall / If / While?)")
+        _calls.depth = depth + 1
+        try:
+            return plan.run(list(args))
+        finally:
+            _calls.depth = depth
+
+    # --- compiling -----------------------------------------------------------------------------
+
+    def _compile(self, fn: func.FuncOp) -> Plan:
+        if not fn.body.blocks:
+            raise InvalidArgumentError(f"function @{fn.sym_name.data} has no body")
+        block = fn.body.blocks[0]
+        slot_of: dict = {}
+        template: list = []
+
+        def new_slot(value, init=None):
+            slot_of[value] = len(template)
+            template.append(init)
+            return slot_of[value]
+
+        for arg in block.args:
+            new_slot(arg)
+        steps, uses, results, wheres = [], [], [], []
+        for op in block.ops:
+            name = op_name(op)
+            if isinstance(op, func.ReturnOp) or name == "func.return":
+                results = [slot_of[v] for v in op.operands]
+                break
+            try:
+                ins = [slot_of[v] for v in op.operands]
+            except KeyError:
+                raise _mark(InvalidArgumentError(f"{_where(op)}'{name}' op uses a value defined after it or "
+                                                 "in another region", name)) from None
+            if name == "tf.Const" and isinstance(op, Op):
+                value = op.attr_values()["value"]
+                new_slot(op.results[0], value)
+                continue
+            run = self._runner(op, name)
+            outs = [new_slot(r) for r in op.results]
+            steps.append([run, ins, outs, []])
+            uses.append(ins)
+            wheres.append(_where(op))
+        # Free each value right after its last reader (function results stay).
+        last: dict[int, int] = {}
+        for index, ins in enumerate(uses):
+            for s in ins:
+                last[s] = index
+        keep = set(results)
+        for s, index in last.items():
+            if s not in keep:
+                steps[index][3].append(s)
+        plan = Plan()
+        plan.name = fn.sym_name.data
+        plan.num_args = len(block.args)
+        plan.arg_types = [a.type for a in block.args]
+        plan.steps = [tuple(s) for s in steps]
+        plan.template = template
+        plan.results = results
+        plan.wheres = wheres
+        return plan
+
+    def _runner(self, op: Operation, name: str):
+        where = _where(op)
+        n_results = len(op.results)
+        if name in _CALLS:
+            callee = _symbol(op, "f")
+            return lambda args: self.run(callee, args)
+        if name in _IFS:
+            then_fn, else_fn = _symbol(op, "then_branch"), _symbol(op, "else_branch")
+            return lambda args: self.run(then_fn if truth(args[0], name) else else_fn, args[1:])
+        if name in _WHILES:
+            cond, body = _symbol(op, "cond"), _symbol(op, "body")
+            return lambda args: self._while(cond, body, args, n_results)
+        if name == "tf_device.cluster_func":
+            callee = _symbol(op, "func")
+
+            def cluster(args):  # a compiled cluster: the callee runs through XLA (JAX loads here)
+                try:
+                    from tinytf import xla
+                except ImportError:
+                    raise UnimplementedError("tf_device.cluster_func needs the XLA backend (tinytf.xla)",
+                                             name) from None
+                return xla.run_cluster(self.module, callee, args)
+
+            return cluster
+        if name in _CASES:
+            raw = op.properties.get("branches") or op.attributes.get("branches")
+            branches = [b.root_reference.data for b in getattr(raw, "data", ()) if isinstance(b, SymbolRefAttr)]
+            if not branches:
+                raise _mark(InvalidArgumentError(f"{where}'{name}' op needs a 'branches' attribute", name))
+
+            def case(args):
+                index = int(np.asarray(args[0]).reshape(-1)[0]) if np.size(args[0]) == 1 else -1
+                # TensorFlow: an out-of-range branch index runs the last branch
+                return self.run(branches[index if 0 <= index < len(branches) else -1], args[1:])
+
+            return case
+        if not isinstance(op, Op):
+            raise _mark(UnimplementedError(f"{where}'{name}' op is not implemented (unknown op)", name))
+        info = dispatch.op_info(type(op))
+        if info.kernel is None and info.compute is None:
+            raise _mark(UnimplementedError(f"{where}'{name}' op has no kernel (not implemented)", name))
+        try:
+            attrs = op.attr_values()
+        except OpError as err:
+            raise _mark(type(err)(f"{where}{err.message}", name)) from None
+        resources = self.resources
+        if name == "tf.Identity":
+            return _identity  # no copy: values are never written in place
+        if name == "tf.ReadVariableOp":
+            dtype = attrs["dtype"]
+            return lambda arrays: [_read(arrays[0], dtype)]
+        cache: dict = {}  # this op's shape-rule verdicts per input signature
+        signature, infer, compute = dispatch.signature, dispatch.infer, dispatch.compute
+
+        plain = info.compute if info.kernel is None else None
+
+        def run(arrays):
+            key = signature(arrays)
+            dts = cache.get(key) if key is not None else None
+            if dts is None:
+                dts = result_dtypes(infer(info, arrays, attrs))
+                if key is not None and len(cache) < 64:
+                    cache[key] = dts
+            if plain is not None:
+                try:
+                    out = plain(np, *arrays, **attrs)
+                except Exception:  # rerun through dispatch.compute for TensorFlow's error message
+                    out = compute(info, arrays, attrs, resources)
+                outs = list(out) if isinstance(out, tuple | list) else [out]
+            else:
+                outs = compute(info, arrays, attrs, resources)
+            if len(outs) != n_results:
+                raise InvalidArgumentError(
+                    f"{name}: the kernel gave {len(outs)} results, the IR declares {n_results}", name)
+            for i, dt in enumerate(dts):  # the dtypes the shape rule promised (numpy may promote)
+                if dt is not None and getattr(outs[i], "dtype", None) != dt:
+                    outs[i] = np.asarray(outs[i], dt)
+            return outs
+
+        return run
+
+    def _while(self, cond: str, body: str, args: list, n_results: int) -> list:
+        values = list(args)
+        while truth(self.run(cond, values)[0], "tf.While"):
+            values = self.run(body, values)
+            if len(values) != len(args):
+                raise InvalidArgumentError(f"tf.While: body @{body} returned {len(values)} values for "
+                                           f"{len(args)} loop variables", "tf.While")
+        return values
+
+
+def _mark(err: OpError) -> OpError:
+    err._located = True  # the message already says where
+    return err
+
+
+def _locate(err: OpError, where: str) -> OpError:
+    """``err`` with the op's file:line:col in front (once: a callee's error already has its own)."""
+    if not where or getattr(err, "_located", False):
+        return err
+    try:
+        new = type(err)(f"{where}{err.message}", err.op)
+    except TypeError:
+        return err
+    return _mark(new)
+
+
+def result_dtypes(specs) -> tuple:
+    """The numpy dtypes a shape rule promises (None where it promises none, or for resources)."""
+    if specs is None:
+        return ()
+    if isinstance(specs, TensorSpec):
+        specs = [specs]
+    return tuple(None if s is None or s.dtype.kind == "o" else s.dtype.np for s in specs)
+
+
+def _identity(arrays):
+    return arrays
+
+
+def _read(var, dtype):
+    """tf.ReadVariableOp without the kernel-context round trip (the graph's hottest op)."""
+    if not isinstance(var, Variable):
+        raise InvalidArgumentError(f"tf.ReadVariableOp: operand 0 must be a resource (a variable), got "
+                                   f"{type(var).__name__}", "tf.ReadVariableOp")
+    if var.dtype is not dtype:
+        raise InvalidArgumentError(f"tf.ReadVariableOp: variable {var.name} has dtype {var.dtype.name}, read as "
+                                   f"{dtype.name}", "tf.ReadVariableOp")
+    return var.read()
+
+
+def check_argument(value, type_, index: int, fn_name: str):
+    """An entry argument as the function expects it: a Variable for a resource, else an array of the
+    declared dtype whose shape fits the declared (possibly partial) shape."""
+    if tf_types.is_resource(type_):
+        if isinstance(value, Variable):
+            return value
+        return Variable(np.asarray(value), name=f"arg{index}")
+    dtype = tf_types.dtype_of(type_)
+    if hasattr(value, "numpy") and not isinstance(value, np.ndarray):
+        value = value.numpy()
+    array = np.asarray(value) if isinstance(value, np.ndarray | np.generic) else np.asarray(value, dtype.np)
+    if array.dtype != dtype.np:
+        raise InvalidArgumentError(
+            f"@{fn_name} argument {index}: expected {dtype.name}, got {dtypes.as_dtype(array.dtype).name}")
+    shape = tf_types.shape_of(type_)
+    if shape is not None and (len(shape) != array.ndim or any(d is not None and d != s
+                                                                for d, s in zip(shape, array.shape))):
+        want = "x".join("?" if d is None else str(d) for d in shape)
+        raise InvalidArgumentError(f"@{fn_name} argument {index}: expected shape [{want}], got {list(array.shape)}")
+    return array

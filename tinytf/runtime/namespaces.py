@@ -1,0 +1,165 @@
+"""The public namespaces built from the op library: ``tt.math``, ``tt.nn``, ``tt.linalg`` and
+``tt.raw_ops``, discovered from the op modules and the registry, so a new op appears in them
+without editing ``tinytf/__init__.py``.
+
+    tt.math.reduce_sum(x, axis=0); tt.nn.relu(x); tt.linalg.matmul(a, b)
+    tt.raw_ops.MatMul(a=a, b=b, transpose_a=False, transpose_b=True)
+
+An op module's public functions are the functions it defines whose names do not start with an
+underscore. A module may steer them with ``__namespaces__ = {"fn_name": ("math", "nn")}``.
+"""
+from __future__ import annotations
+
+import importlib
+import inspect
+import types
+
+from xdsl.irdl import VarOperandDef
+
+from tinytf.errors import InvalidArgumentError
+from tinytf.framework.op import REGISTRY
+
+# Op module -> the namespaces its public functions go to ("top" = tt.<name>). A module not listed
+# is arithmetic (the math family keeps splitting into new files) and goes to tt.math and the top.
+DEFAULT_NAMESPACES = ("math", "top")
+MODULE_NAMESPACES = {
+    "math": ("math", "top"),
+    "elementwise": ("math", "top"),
+    "reduction": ("math", "top"),
+    "comparison": ("math", "top"),
+    "linalg": ("linalg", "top"),
+    "array": ("top",),
+    "shape": ("top",),
+    "slicing": ("top",),
+    "control_flow": ("top",),
+    "nn": ("nn",),
+    "conv": ("nn",),
+}
+# Modules of the ops package that hold no public op functions.
+NOT_OP_MODULES = {"base", "type_lists", "resource", "functional", "tf_device"}
+
+
+def op_modules() -> list:
+    """Every module of ``tinytf.ops`` that holds public op functions, imported."""
+    import pkgutil
+
+    import tinytf.ops
+
+    out = []
+    for info in pkgutil.iter_modules(tinytf.ops.__path__):
+        if info.name in NOT_OP_MODULES or info.name.startswith("_") or info.name.endswith("_kernels"):
+            continue
+        try:
+            out.append(importlib.import_module(f"tinytf.ops.{info.name}"))
+        except ImportError:
+            continue
+    return out
+
+# TensorFlow's tf.linalg names (tf.linalg.matmul, tf.linalg.einsum, ...), wherever the op lives.
+LINALG = {"matmul", "matvec", "einsum", "tensordot", "norm", "trace", "diag", "diag_part", "det", "inv",
+          "cholesky", "qr", "svd", "eye", "band_part", "adjoint", "cross", "solve", "triangular_solve",
+          "matrix_transpose", "logdet", "lu", "pinv", "expm", "global_norm", "l2_normalize"}
+# TensorFlow's tf.math names that live in non-math op modules here (tf.math.softmax, ...).
+TF_MATH = {"softmax", "log_softmax", "softplus", "sigmoid", "tanh", "invert_permutation", "top_k", "in_top_k",
+           "l2_normalize", "unsorted_segment_sum", "unsorted_segment_max", "unsorted_segment_min", "segment_sum",
+           "bincount", "count_nonzero", "where", "add_n", "cumsum", "cumprod", "reduce_logsumexp", "erf", "erfc"}
+# tf.nn also re-exports some tf.math functions.
+NN_ALSO = {"sigmoid", "tanh", "softplus", "relu", "l2_normalize", "bias_add", "softmax", "log_softmax", "moments"}
+# tf.<name> top-level aliases of tf.nn functions that TensorFlow also exports at the top.
+TOP_FROM_NN = {"sigmoid", "tanh"}
+
+
+def public_functions(module) -> dict:
+    """The module's ``__all__`` if it has one, else the functions it defines without a leading ``_``."""
+    names = getattr(module, "__all__", None)
+    if names is not None:
+        return {n: getattr(module, n) for n in names if callable(getattr(module, n, None))
+                and not isinstance(getattr(module, n), type)}
+    out = {}
+    for name, value in vars(module).items():
+        if name.startswith("_") or not inspect.isfunction(value) or value.__module__ != module.__name__:
+            continue
+        out[name] = value
+    return out
+
+
+def build_namespaces() -> dict[str, dict]:
+    """{"math": {...}, "nn": {...}, "linalg": {...}, "top": {...}} of public op functions."""
+    spaces = {"math": {}, "nn": {}, "linalg": {}, "top": {}}
+    for module in op_modules():
+        defaults = MODULE_NAMESPACES.get(module.__name__.rsplit(".", 1)[1], DEFAULT_NAMESPACES)
+        overrides = getattr(module, "__namespaces__", {})
+        for name, fn in public_functions(module).items():
+            targets = set(overrides.get(name, defaults))
+            if name in LINALG:
+                targets.add("linalg")
+            if name in TF_MATH:
+                targets.add("math")
+            if name in NN_ALSO:
+                targets.add("nn")
+            if name in TOP_FROM_NN:
+                targets.add("top")
+            for target in targets:
+                spaces[target].setdefault(name, fn)
+    return spaces
+
+
+def make_namespace(name: str, functions: dict) -> types.ModuleType:
+    module = types.ModuleType(f"tinytf.{name}", f"tt.{name}: TensorFlow's tf.{name} functions in tinytf.")
+    for key, fn in sorted(functions.items()):
+        setattr(module, key, fn)
+    module.__all__ = sorted(functions)
+    return module
+
+
+# --- tt.raw_ops ------------------------------------------------------------------------------------
+
+def raw_op(cls):
+    """``tt.raw_ops.<Name>(**kwargs)``: operands (TensorFlow's names) then attributes, as keywords."""
+    operands = cls.get_irdl_definition().operands
+    attr_names = list(cls.__tf_attrs__)
+    op_name = cls.name.removeprefix("tf.")
+
+    def call(**kwargs):
+        kwargs.pop("name", None)
+        inputs = []
+        for key, definition in operands:
+            if key not in kwargs:
+                raise InvalidArgumentError(f"raw_ops.{op_name}: missing operand '{key}'", cls.name)
+            value = kwargs.pop(key)
+            if isinstance(definition, VarOperandDef):
+                inputs.extend(value)
+            else:
+                inputs.append(value)
+        unknown = [k for k in kwargs if k not in attr_names]
+        if unknown:
+            raise InvalidArgumentError(f"raw_ops.{op_name}: unknown argument(s) {', '.join(unknown)}", cls.name)
+        return cls.bind(*inputs, **kwargs)
+
+    call.__name__ = op_name
+    call.__qualname__ = f"raw_ops.{op_name}"
+    call.__doc__ = (f"tf.raw_ops.{op_name}({', '.join([k for k, _ in operands] + attr_names + ['name'])})\n\n"
+                    + (cls.__doc__ or ""))
+    return call
+
+
+class RawOps(types.ModuleType):
+    """Every registered ``tf.*`` op, generated from the registry on access."""
+
+    def __init__(self):
+        super().__init__("tinytf.raw_ops", "tt.raw_ops: every registered op, with TensorFlow's argument names.")
+        self._cache = {}
+
+    def __getattr__(self, name: str):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        cls = REGISTRY.get(f"tf.{name}")
+        if cls is None:
+            raise AttributeError(f"tt.raw_ops has no op '{name}' (no tf.{name} is registered)")
+        fn = self._cache.get(name)
+        if fn is None:
+            fn = self._cache[name] = raw_op(cls)
+        return fn
+
+    def __dir__(self):
+        return sorted(k.removeprefix("tf.") for k in REGISTRY if k.startswith("tf."))

@@ -1,0 +1,251 @@
+"""``Tensor``: an eager value (a numpy array with a TensorFlow dtype), and the operator mixin it
+shares with the symbolic tensors of a traced function.
+
+    >>> x = tt.constant([1.0, 2.0])
+    >>> x * 2 + 1
+    <tt.Tensor: shape=(2,), dtype=float32, numpy=array([3., 5.], dtype=float32)>
+
+Operators call the public op functions (``add``, ``matmul``, ``less``, ``strided_slice``, ...),
+so ``x + y`` runs eagerly, is traced into a function, or is recorded by a tape, like ``tt.add``.
+Tensors hash by identity: they can be dict keys (the tape keys gradients by tensor).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from tinytf import dtypes
+from tinytf.errors import InvalidArgumentError, UnimplementedError
+
+_FUNCTIONS: dict = {}
+
+
+def op_function(name: str):
+    """The public op function ``name`` (``add``, ``less``, ...) from the op library, found on first use."""
+    fn = _FUNCTIONS.get(name)
+    if fn is None:
+        from tinytf.runtime.namespaces import op_modules
+
+        for module in op_modules():
+            fn = getattr(module, name, None)
+            if callable(fn) and getattr(fn, "__module__", None) == module.__name__:
+                break
+        else:
+            raise UnimplementedError(f"the op function '{name}' is not implemented yet", name)
+        _FUNCTIONS[name] = fn
+    return fn
+
+
+def _binary(name: str, reflected: bool = False):
+    """An operator method calling the public op function ``name``, resolved on first use.
+
+    A forward operator then installs the op function itself as the method (``x.__add__(y)`` is
+    ``add(x, y)``), so ``x + y`` costs no more than ``tt.add(x, y)``: the eager path is measured.
+    """
+    dunder = f"__{'r' if reflected else ''}{_OPERATOR_NAMES.get(name, name)}__"
+
+    if reflected:
+        def method(self, other):
+            return op_function(name)(other, self)
+    else:
+        def method(self, other):
+            fn = op_function(name)
+            setattr(TensorOps, dunder, fn)
+            return fn(self, other)
+    method.__name__ = dunder
+    return method
+
+
+_OPERATOR_NAMES = {"add": "add", "subtract": "sub", "multiply": "mul", "truediv": "truediv", "floordiv": "floordiv",
+                   "floormod": "mod", "pow": "pow", "matmul": "matmul", "less": "lt", "less_equal": "le",
+                   "greater": "gt", "greater_equal": "ge", "logical_and": "and", "logical_or": "or"}
+
+
+class TensorOps:
+    """Python operators for eager and symbolic tensors, through the public op functions."""
+
+    __slots__ = ()
+    __array_priority__ = 100  # ``ndarray + tensor`` calls our __radd__
+
+    __add__ = _binary("add")
+    __radd__ = _binary("add", reflected=True)
+    __sub__ = _binary("subtract")
+    __rsub__ = _binary("subtract", reflected=True)
+    __mul__ = _binary("multiply")
+    __rmul__ = _binary("multiply", reflected=True)
+
+    __truediv__ = _binary("truediv")
+    __rtruediv__ = _binary("truediv", reflected=True)
+    __floordiv__ = _binary("floordiv")
+    __rfloordiv__ = _binary("floordiv", reflected=True)
+    __mod__ = _binary("floormod")
+    __rmod__ = _binary("floormod", reflected=True)
+    __pow__ = _binary("pow")
+    __rpow__ = _binary("pow", reflected=True)
+    __matmul__ = _binary("matmul")
+    __rmatmul__ = _binary("matmul", reflected=True)
+    __lt__ = _binary("less")
+    __le__ = _binary("less_equal")
+    __gt__ = _binary("greater")
+    __ge__ = _binary("greater_equal")
+    __and__ = _binary("logical_and")
+    __rand__ = _binary("logical_and", reflected=True)
+    __or__ = _binary("logical_or")
+    __ror__ = _binary("logical_or", reflected=True)
+
+    def __neg__(self):
+        return op_function("negative")(self)
+
+    def __abs__(self):
+        return op_function("abs")(self)
+
+    def __invert__(self):
+        return op_function("logical_not")(self)
+
+    def __eq__(self, other):  # elementwise, as TensorFlow 2
+        if other is None or isinstance(other, str):
+            return False
+        return op_function("equal")(self, other)
+
+    def __ne__(self, other):
+        if other is None or isinstance(other, str):
+            return True
+        return op_function("not_equal")(self, other)
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __getitem__(self, index):
+        try:
+            from_key = op_function("strided_slice_from_key")  # the slicing module's encoder, if present
+        except UnimplementedError:
+            return op_function("strided_slice")(self, *slice_arguments(index))
+        return from_key(self, index)
+
+    @property
+    def ndim(self) -> int | None:
+        shape = self.shape
+        return None if shape is None else len(shape)
+
+    @property
+    def rank(self) -> int | None:
+        return self.ndim
+
+
+def _index_int(value):
+    if isinstance(value, Tensor):
+        return int(value._value)
+    return int(value)
+
+
+def slice_arguments(index):
+    """``x[index]`` as StridedSlice operands and masks: (begin, end, strides, attrs), TF's encoding."""
+    if not isinstance(index, tuple):
+        index = (index,)
+    begin, end, strides = [], [], []
+    masks = dict(begin_mask=0, end_mask=0, ellipsis_mask=0, new_axis_mask=0, shrink_axis_mask=0)
+    for i, item in enumerate(index):
+        bit = 1 << i
+        if isinstance(item, slice):
+            begin.append(0 if item.start is None else _index_int(item.start))
+            end.append(0 if item.stop is None else _index_int(item.stop))
+            strides.append(1 if item.step is None else _index_int(item.step))
+            if item.start is None:
+                masks["begin_mask"] |= bit
+            if item.stop is None:
+                masks["end_mask"] |= bit
+        elif item is Ellipsis:
+            begin.append(0), end.append(0), strides.append(1)
+            masks["ellipsis_mask"] |= bit
+        elif item is None:
+            begin.append(0), end.append(0), strides.append(1)
+            masks["new_axis_mask"] |= bit
+        else:
+            start = _index_int(item)
+            begin.append(start), end.append(start + 1), strides.append(1)
+            masks["shrink_axis_mask"] |= bit
+    as_i32 = lambda v: np.asarray(v, np.int32)
+    return as_i32(begin), as_i32(end), as_i32(strides), masks["begin_mask"], masks["end_mask"], \
+        masks["ellipsis_mask"], masks["new_axis_mask"], masks["shrink_axis_mask"]
+
+
+class Tensor(TensorOps):
+    """An eager tensor: an immutable numpy value. ``numpy()`` returns the array (do not write to it)."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value):
+        self._value = value if isinstance(value, np.ndarray) else np.asarray(value)
+
+    @property
+    def shape(self) -> tuple:
+        return self._value.shape
+
+    @property
+    def dtype(self):
+        return dtypes.as_dtype(self._value.dtype)
+
+    def numpy(self) -> np.ndarray:
+        return np.asarray(self._value)
+
+    def __array__(self, dtype=None, copy=None):
+        value = np.asarray(self._value)
+        return value if dtype is None else value.astype(dtype)
+
+    def __len__(self) -> int:
+        if not self._value.ndim:
+            raise TypeError("len() of a 0-d tensor")
+        return self._value.shape[0]
+
+    def __iter__(self):
+        if not self._value.ndim:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self._value.shape[0]))
+
+    def __bool__(self) -> bool:
+        return bool(self._value)
+
+    def __float__(self) -> float:
+        return float(self._value)
+
+    def __int__(self) -> int:
+        return int(self._value)
+
+    def __index__(self) -> int:
+        if self.dtype.kind not in "iu" or self._value.ndim:
+            raise TypeError("only integer scalar tensors can be used as an index")
+        return int(self._value)
+
+    def __repr__(self) -> str:
+        return f"<tt.Tensor: shape={self._value.shape}, dtype={self.dtype.name}, numpy={np.asarray(self._value)!r}>"
+
+    def __str__(self) -> str:
+        sep = "\n" if self._value.ndim > 1 else ""
+        return f"tt.Tensor({sep}{np.asarray(self._value)}, shape={self._value.shape}, dtype={self.dtype.name})"
+
+
+def wrap(value) -> Tensor:
+    """A Tensor around a kernel's array, without copying or checking (the eager fast path)."""
+    t = Tensor.__new__(Tensor)
+    t._value = value
+    return t
+
+
+def to_array(value, dtype=None) -> np.ndarray:
+    """An eager operand as a numpy array; Python values get TensorFlow's default dtypes or ``dtype``."""
+    if isinstance(value, Tensor):
+        array = np.asarray(value._value)
+        if dtype is not None and array.dtype != dtypes.as_dtype(dtype).np:
+            raise InvalidArgumentError(
+                f"expected a tensor of dtype {dtypes.as_dtype(dtype).name}, got {value.dtype.name}")
+        return array
+    if isinstance(value, np.ndarray):
+        return value
+    if hasattr(value, "read") and hasattr(value, "assign"):  # a Variable used as a value
+        return value.read()
+    if dtype is None:
+        dtype = dtypes.result_type_of_python(value)
+    try:
+        return np.asarray(value, dtypes.as_dtype(dtype).np)
+    except (TypeError, ValueError, OverflowError) as err:
+        raise InvalidArgumentError(f"cannot convert {value!r} to a {dtypes.as_dtype(dtype).name} tensor: {err}") \
+            from None
