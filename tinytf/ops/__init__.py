@@ -4,14 +4,23 @@ Importing this package registers every op in ``tinytf.framework.op.REGISTRY``.
 """
 from tinytf.ops import (  # noqa: F401
     array,
+    comparison,
     control_flow,
     conv,
+    division,
+    elementwise,
     functional,
+    linalg,
     math,
     nn,
     reduction,
+    ref_variables,
     resource,
+    scan,
     shape,
     slicing,
     tf_device,
+    training,
+    transcendental,
+    unary_grads,
 )
