@@ -95,8 +95,9 @@ class Op(IRDLOperation):
     @classmethod
     def attrs_to_properties(cls, attrs: dict) -> dict:
         specs = cls.__tf_attrs__
-        props = {k: attributes.from_python(specs[k].kind, v) for k, v in attrs.items() if not specs[k].derived}
-        return {k: v for k, v in props.items() if v is not None}  # a false unit attribute is left out
+        props = {k: attributes.from_python(specs[k].kind, attrs[k]) for k in sorted(attrs) if not specs[k].derived}
+        # TensorFlow prints properties sorted by name; a false unit attribute is left out.
+        return {k: v for k, v in props.items() if v is not None}
 
     def verify_(self) -> None:
         try:
