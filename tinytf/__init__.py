@@ -70,6 +70,7 @@ _LAZY = {
     "gradcheck": ("tinytf.gradcheck", None),
     "passes": ("tinytf.passes", None),
     "GradientTape": ("tinytf.autodiff", "GradientTape"),
+    "custom_gradient": ("tinytf.autodiff", "custom_gradient"),
 }
 
 
