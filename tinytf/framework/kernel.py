@@ -134,7 +134,9 @@ class OpKernelContext:
 
     def forward_input_to_output(self, input_index: int, output_index: int, shape=None, dtype=None) -> bool:
         """Make output ``output_index`` the buffer of input ``input_index`` when that is safe (see
-        ``forward_refusal``); returns whether it did. The kernel may then write the output in place."""
+        ``forward_refusal``); returns whether it did. The kernel may then write the output in place.
+        Call it before binding the input to a local name: a local is one more reference, and a
+        buffer with other references counts as shared."""
         if self.forward_refusal(input_index, shape, dtype) is not None:
             return False
         self.set_output(output_index, self.inputs[input_index])

@@ -27,6 +27,7 @@ from tinytf import dtypes
 from tinytf.errors import FailedPreconditionError, InvalidArgumentError
 
 _counter = itertools.count()
+_BUSY = object()
 
 
 def _shape_str(shape) -> str:
@@ -38,10 +39,11 @@ class RWLock:
     shared). ``with lock:`` takes it exclusively. Taking it exclusively while holding it shared
     raises RuntimeError (it would deadlock)."""
 
-    __slots__ = ("cond", "writer", "depth", "readers")
+    __slots__ = ("mutex", "cond", "writer", "depth", "readers")
 
     def __init__(self):
-        self.cond = threading.Condition(threading.Lock())
+        self.mutex = threading.Lock()  # guards the fields below; readers of a Variable take it briefly
+        self.cond = threading.Condition(self.mutex)
         self.writer = None          # thread id of the exclusive holder
         self.depth = 0              # the exclusive holder's re-entries
         self.readers: dict = {}     # thread id -> shared holds
@@ -145,12 +147,18 @@ class Variable:
         while no reader holds it). Waits while another thread updates the variable. In copy-on-read
         mode, a copy. FailedPreconditionError when uninitialised."""
         lock = self._lock
-        with lock.cond:  # taking the reference is atomic with respect to an exclusive writer
-            while lock.writer is not None and lock.writer != threading.get_ident():
-                lock.cond.wait()
-            value = self._buffer
-            if value is not None and self._copy_on_read:
-                value = _frozen(value.copy())
+        value = _BUSY
+        if not self._copy_on_read:
+            with lock.mutex:  # taking the reference is atomic with respect to an exclusive writer
+                if lock.writer is None:
+                    value = self._buffer
+        if value is _BUSY:  # a writer holds the variable (unless it is us), or copy-on-read: wait for it
+            with lock.cond:  # while we hold the mutex no writer can take the lock, so the copy is whole
+                while lock.writer is not None and lock.writer != threading.get_ident():
+                    lock.cond.wait()
+                value = self._buffer
+                if value is not None and self._copy_on_read:
+                    value = _frozen(value.copy())
         if value is None:
             raise FailedPreconditionError(
                 f"Error while reading resource variable {self.name}: the variable is uninitialized", "tf.ReadVariableOp")

@@ -1,0 +1,331 @@
+"""Training ops: one optimizer step on a variable, in place, under the variables' locks.
+
+    "tf.ResourceApplyGradientDescent"(%var, %alpha, %delta) <{use_locking = true}> : (tensor<!tf_type.resource<tensor<3xf32>>>, tensor<f32>, tensor<3xf32>) -> ()
+    %out = "tf.ApplyGradientDescent"(%ref, %alpha, %delta) <{use_locking = true}> : (tensor<3x!tf_type.f32ref>, tensor<f32>, tensor<3xf32>) -> tensor<3x!tf_type.f32ref>
+
+Resource forms (TF2) take variables as resource operands and return nothing; ref forms (TF1) take
+ref variables and return the ``var`` ref forwarded. Each kernel locks its variable inputs in the
+global order (``OpKernelContext.lock_variable_inputs_in_order``; exclusively with ``use_locking``,
+else shared, TensorFlow's Hogwild mode) and updates the buffers in place, or a copy when a reader
+holds one, so concurrent steps neither deadlock nor tear a value readers see.
+
+    var -= alpha * delta                                      GradientDescent
+    accum = accum * momentum + grad; var -= lr * accum        Momentum (use_nesterov:
+                                     var -= grad * lr + accum * momentum * lr)
+    lr_t = lr * sqrt(1 - beta2_power) / (1 - beta1_power)     Adam
+    m += (grad - m) * (1 - beta1); v += (grad^2 - v) * (1 - beta2)
+    var -= m * lr_t / (sqrt(v) + epsilon)                     (use_nesterov: (grad * (1 - beta1) + beta1 * m) * lr_t / ...)
+"""
+from __future__ import annotations
+
+import numpy as np
+from xdsl.irdl import operand_def, result_def, traits_def
+
+from tinytf import dtypes
+from tinytf.errors import FailedPreconditionError, InvalidArgumentError
+from tinytf.framework import context
+from tinytf.framework.attributes import attr
+from tinytf.framework.op import NoConstantFold, NotDifferentiable, Op, ResourceOp, register
+from tinytf.framework.variables import Variable
+from tinytf.ops.ref_variables import RefSpec, ref_operand
+
+# tf.raw_ops only (TensorFlow exports these as tf.raw_ops.* too)
+__namespaces__ = {n: () for n in (
+    "resource_apply_gradient_descent", "resource_apply_momentum", "resource_apply_adam",
+    "apply_gradient_descent", "apply_momentum", "apply_adam")}
+
+
+# --- shared rules ----------------------------------------------------------------------------------
+
+def _infer(op_name, specs, num_vars, scalars, ref):
+    """Check a training op's operands: ``num_vars`` variables, then tensors, ``scalars`` naming the
+    indices (into ``specs``) that must be scalars; the rest share the variable's shape. Every
+    operand has the variable's dtype. Returns the ref output's spec (ref forms) or []."""
+    if ref:
+        first = ref_operand(op_name, specs[0], "var")
+        shape, dtype = first.shape, first.ref_dtype
+        for i in range(1, num_vars):
+            ref_operand(op_name, specs[i], f"operand {i}")
+    else:
+        for i in range(num_vars):
+            if specs[i].dtype is not dtypes.resource:
+                raise InvalidArgumentError(f"{op_name}: operand {i} must be a resource (a variable), got a "
+                                           f"{specs[i].dtype.name} tensor", op_name)
+        var = specs[0].value
+        shape, dtype = (var.shape, var.dtype) if isinstance(var, Variable) else (None, None)
+    for i in range(num_vars, len(specs)):
+        spec = specs[i]
+        if dtype is not None and spec.dtype is not dtype:
+            raise InvalidArgumentError(f"{op_name}: operand {i} has dtype {spec.dtype.name}, the variable has "
+                                       f"{dtype.name}", op_name)
+        if spec.dtype.kind not in "fc":
+            raise InvalidArgumentError(f"{op_name}: operand {i} has dtype {spec.dtype.name}, expected a float",
+                                       op_name)
+        if i in scalars:
+            if spec.shape is not None and len(spec.shape) != 0:
+                raise InvalidArgumentError(f"{op_name}: operand {i} is not a scalar: shape {list(spec.shape)}",
+                                           op_name)
+        elif shape is not None and spec.shape is not None and (
+                len(shape) != len(spec.shape)
+                or any(a is not None and b is not None and a != b for a, b in zip(shape, spec.shape))):
+            raise InvalidArgumentError(f"{op_name}: var and operand {i} do not have the same shape: "
+                                       f"{list(shape)} vs {list(spec.shape)}", op_name)
+    return RefSpec(shape, first.ref_dtype) if ref else []
+
+
+def _apply(ctx, num_vars, use_locking, ref, update):
+    """Lock the variable inputs in order, check the operands against the variable, and call
+    ``update(*buffers, *tensors)`` on writable buffers (copy-on-write when a reader holds one)."""
+    variables = [ctx.input_variable(i) for i in range(num_vars)]
+    for i, var in enumerate(variables):
+        if var.is_ref != ref:
+            want = "a ref variable (tf.VariableV2)" if ref else "a resource variable"
+            raise ctx.error(f"operand {i} must be {want}, got variable {var.name}")
+    tensors = [np.asarray(ctx.input(i)) for i in range(num_vars, ctx.num_inputs)]
+    with ctx.lock_variable_inputs_in_order(range(num_vars), do_lock=use_locking) as locks:
+        for var in variables:  # checked under the locks: another step may be reshaping it
+            if not var.is_initialized:
+                raise FailedPreconditionError(
+                    f"{ctx.op_name}: attempting to use uninitialized variable {var.name}", ctx.op_name)
+        shape, dtype = variables[0].shape, variables[0].dtype.np
+        for i, var in enumerate(variables[1:], 1):
+            if var.shape != shape:
+                raise ctx.error(f"var and operand {i} do not have the same shape: {list(shape)} vs {list(var.shape)}")
+        for i, t in enumerate(tensors, num_vars):
+            if t.dtype != dtype:
+                raise ctx.error(f"operand {i} has dtype {t.dtype}, the variable has {dtype}")
+            if t.ndim and t.shape != shape:
+                raise ctx.error(f"var and operand {i} do not have the same shape: {list(shape)} vs {list(t.shape)}")
+        update(*[locks.buffer(i) for i in range(num_vars)], *tensors)
+    if ref:
+        ctx.forward_ref_input_to_ref_output(0, 0)
+
+
+def _check_scalars(ctx, indices):
+    for i in indices:
+        if np.ndim(ctx.input(i)) != 0:
+            raise ctx.error(f"operand {i} is not a scalar: shape {list(np.shape(ctx.input(i)))}")
+
+
+# --- the update rules, in place --------------------------------------------------------------------
+
+def _gradient_descent(var, alpha, delta):
+    var -= alpha * delta
+
+
+def _momentum(use_nesterov):
+    def update(var, accum, lr, grad, momentum):
+        accum *= momentum
+        accum += grad
+        if use_nesterov:
+            var -= grad * lr + accum * momentum * lr
+        else:
+            var -= lr * accum
+    return update
+
+
+def _adam(use_nesterov):
+    def update(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad):
+        one = np.ones((), var.dtype)
+        lr_t = lr * np.sqrt(one - beta2_power) / (one - beta1_power)
+        m += (grad - m) * (one - beta1)
+        v += (grad * grad - v) * (one - beta2)
+        if use_nesterov:
+            var -= (grad * (one - beta1) + beta1 * m) * lr_t / (np.sqrt(v) + epsilon)
+        else:
+            var -= m * lr_t / (np.sqrt(v) + epsilon)
+    return update
+
+
+# --- resource forms --------------------------------------------------------------------------------
+
+class _Training(Op):
+    use_locking = attr(False)
+    traits = traits_def(NoConstantFold(), ResourceOp(), NotDifferentiable())
+
+
+@register
+class ResourceApplyGradientDescent(_Training):
+    """var -= alpha * delta.  "tf.ResourceApplyGradientDescent"(%var, %alpha, %delta) <{use_locking = true}>"""
+
+    name = "tf.ResourceApplyGradientDescent"
+    var = operand_def()
+    alpha = operand_def()
+    delta = operand_def()
+
+    @classmethod
+    def infer(cls, var, alpha, delta, **_):
+        return _infer(cls.name, [var, alpha, delta], 1, {1}, ref=False)
+
+    @staticmethod
+    def kernel(ctx, *, use_locking):
+        _check_scalars(ctx, [1])
+        _apply(ctx, 1, use_locking, False, _gradient_descent)
+
+
+@register
+class ResourceApplyMomentum(_Training):
+    """accum = accum * momentum + grad; var -= lr * accum (Nesterov: var -= grad * lr + accum * momentum * lr)."""
+
+    name = "tf.ResourceApplyMomentum"
+    var = operand_def()
+    accum = operand_def()
+    lr = operand_def()
+    grad = operand_def()
+    momentum = operand_def()
+    use_nesterov = attr(False)
+
+    @classmethod
+    def infer(cls, var, accum, lr, grad, momentum, **_):
+        return _infer(cls.name, [var, accum, lr, grad, momentum], 2, {2, 4}, ref=False)
+
+    @staticmethod
+    def kernel(ctx, *, use_locking, use_nesterov):
+        _check_scalars(ctx, [2, 4])
+        _apply(ctx, 2, use_locking, False, _momentum(use_nesterov))
+
+
+@register
+class ResourceApplyAdam(_Training):
+    """One Adam step on var, m and v (see the module docstring)."""
+
+    name = "tf.ResourceApplyAdam"
+    var = operand_def()
+    m = operand_def()
+    v = operand_def()
+    beta1_power = operand_def()
+    beta2_power = operand_def()
+    lr = operand_def()
+    beta1 = operand_def()
+    beta2 = operand_def()
+    epsilon = operand_def()
+    grad = operand_def()
+    use_nesterov = attr(False)
+
+    @classmethod
+    def infer(cls, *specs, **_):
+        return _infer(cls.name, list(specs), 3, {3, 4, 5, 6, 7, 8}, ref=False)
+
+    @staticmethod
+    def kernel(ctx, *, use_locking, use_nesterov):
+        _check_scalars(ctx, range(3, 9))
+        _apply(ctx, 3, use_locking, False, _adam(use_nesterov))
+
+
+# --- ref forms -------------------------------------------------------------------------------------
+
+@register
+class ApplyGradientDescent(_Training):
+    """var -= alpha * delta on a ref variable; returns the ref."""
+
+    name = "tf.ApplyGradientDescent"
+    var = operand_def()
+    alpha = operand_def()
+    delta = operand_def()
+    out = result_def()
+
+    @classmethod
+    def infer(cls, var, alpha, delta, **_):
+        return _infer(cls.name, [var, alpha, delta], 1, {1}, ref=True)
+
+    @staticmethod
+    def kernel(ctx, *, use_locking):
+        _check_scalars(ctx, [1])
+        _apply(ctx, 1, use_locking, True, _gradient_descent)
+
+
+@register
+class ApplyMomentum(_Training):
+    """Momentum on ref variables var and accum; returns the var ref."""
+
+    name = "tf.ApplyMomentum"
+    var = operand_def()
+    accum = operand_def()
+    lr = operand_def()
+    grad = operand_def()
+    momentum = operand_def()
+    out = result_def()
+    use_nesterov = attr(False)
+
+    @classmethod
+    def infer(cls, var, accum, lr, grad, momentum, **_):
+        return _infer(cls.name, [var, accum, lr, grad, momentum], 2, {2, 4}, ref=True)
+
+    @staticmethod
+    def kernel(ctx, *, use_locking, use_nesterov):
+        _check_scalars(ctx, [2, 4])
+        _apply(ctx, 2, use_locking, True, _momentum(use_nesterov))
+
+
+@register
+class ApplyAdam(_Training):
+    """Adam on ref variables var, m and v; returns the var ref."""
+
+    name = "tf.ApplyAdam"
+    var = operand_def()
+    m = operand_def()
+    v = operand_def()
+    beta1_power = operand_def()
+    beta2_power = operand_def()
+    lr = operand_def()
+    beta1 = operand_def()
+    beta2 = operand_def()
+    epsilon = operand_def()
+    grad = operand_def()
+    out = result_def()
+    use_nesterov = attr(False)
+
+    @classmethod
+    def infer(cls, *specs, **_):
+        return _infer(cls.name, list(specs), 3, {3, 4, 5, 6, 7, 8}, ref=True)
+
+    @staticmethod
+    def kernel(ctx, *, use_locking, use_nesterov):
+        _check_scalars(ctx, range(3, 9))
+        _apply(ctx, 3, use_locking, True, _adam(use_nesterov))
+
+
+# --- public functions ------------------------------------------------------------------------------
+
+def _operands(variables, tensors):
+    """Variables as handles and Python numbers in the variable's dtype. Inside a tt.function the
+    variables are captured here: the tracer captures only a resource op's first operand."""
+    ctx = context.current()
+    while ctx is not None and not hasattr(ctx, "capture"):
+        ctx = getattr(ctx, "_below", None)  # a tape wraps the context it records
+    first = variables[0]
+    np_dtype = first.dtype.np if isinstance(first, Variable) else None
+    handles = [ctx.capture(v) if ctx is not None and isinstance(v, Variable) else v for v in variables]
+    values = [np.asarray(t, np_dtype) if np_dtype is not None and isinstance(t, int | float) else t
+              for t in tensors]
+    return handles + values
+
+
+def resource_apply_gradient_descent(var, alpha, delta, use_locking=False, name=None):
+    ResourceApplyGradientDescent.bind(*_operands([var], [alpha, delta]), use_locking=use_locking)
+
+
+def resource_apply_momentum(var, accum, lr, grad, momentum, use_locking=False, use_nesterov=False, name=None):
+    ResourceApplyMomentum.bind(*_operands([var, accum], [lr, grad, momentum]), use_locking=use_locking,
+                               use_nesterov=use_nesterov)
+
+
+def resource_apply_adam(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad, use_locking=False,
+                        use_nesterov=False, name=None):
+    ResourceApplyAdam.bind(*_operands([var, m, v], [beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad]),
+                           use_locking=use_locking, use_nesterov=use_nesterov)
+
+
+def apply_gradient_descent(var, alpha, delta, use_locking=False, name=None):
+    return ApplyGradientDescent.bind(*_operands([var], [alpha, delta]), use_locking=use_locking)
+
+
+def apply_momentum(var, accum, lr, grad, momentum, use_locking=False, use_nesterov=False, name=None):
+    return ApplyMomentum.bind(*_operands([var, accum], [lr, grad, momentum]), use_locking=use_locking,
+                              use_nesterov=use_nesterov)
+
+
+def apply_adam(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad, use_locking=False,
+               use_nesterov=False, name=None):
+    return ApplyAdam.bind(*_operands([var, m, v], [beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad]),
+                          use_locking=use_locking, use_nesterov=use_nesterov)

@@ -1,0 +1,157 @@
+"""``tt.optimizers``: SGD, Momentum and Adam on TensorFlow's training ops.
+
+    opt = tt.optimizers.Adam(learning_rate=0.01)
+    with tt.GradientTape() as tape:
+        loss = tt.math.reduce_sum(tt.square(x @ w - y))
+    opt.apply_gradients(zip(tape.gradient(loss, [w]), [w]))    # one tf.ResourceApplyAdam per variable
+
+Each step is one training op per variable (``tf.ResourceApplyGradientDescent``,
+``tf.ResourceApplyMomentum``, ``tf.ResourceApplyAdam``), so it runs eagerly and inside
+``tt.function`` alike, where the variables and slots become captured resource arguments. Slots
+(momentum accumulators, Adam's m and v) are created on a variable's first update; Adam keeps
+``beta1_power`` and ``beta2_power`` per dtype as TensorFlow 1's AdamOptimizer does.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from tinytf.errors import InvalidArgumentError
+from tinytf.framework.variables import Variable
+from tinytf.ops import training
+
+
+class Optimizer:
+    """Base: ``apply_gradients(grads_and_vars)``, ``minimize(loss, var_list)``, ``iterations``, slots."""
+
+    def __init__(self, learning_rate, use_locking: bool = False, name: str = "Optimizer"):
+        self.learning_rate = learning_rate
+        self.use_locking = bool(use_locking)
+        self.name = name
+        self.iterations = Variable(np.zeros((), np.int64), trainable=False, name=f"{name}/iter")
+        self._slots: dict = {}  # (id(var), slot name) -> (var, slot variable)
+
+    def get_slot(self, var: Variable, slot_name: str) -> Variable:
+        return self._slots[(id(var), slot_name)][1]
+
+    def _slot(self, var: Variable, slot_name: str, initial=0.0) -> Variable:
+        key = (id(var), slot_name)
+        found = self._slots.get(key)
+        if found is None:  # created once, eagerly (also while tracing: a Python object, captured on use)
+            slot = Variable(np.full(var.shape, initial, var.dtype.np), trainable=False, name=f"{var.name}/{slot_name}")
+            found = self._slots[key] = (var, slot)
+        return found[1]
+
+    def _lr(self):
+        lr = self.learning_rate
+        return lr() if callable(lr) else lr
+
+    def apply_gradients(self, grads_and_vars):
+        """One step for each (gradient, variable) pair; pairs whose gradient is None are skipped."""
+        pairs = []
+        for grad, var in grads_and_vars:
+            if grad is None:
+                continue
+            if not isinstance(var, Variable):
+                raise InvalidArgumentError(f"{self.name}.apply_gradients: {var!r} is not a tt.Variable")
+            if var.shape is None or any(d is None for d in var.shape):
+                raise InvalidArgumentError(f"{self.name}.apply_gradients: variable {var.name} needs a known shape")
+            pairs.append((grad, var))
+        if not pairs:
+            raise InvalidArgumentError(f"{self.name}.apply_gradients: no gradients provided for any variable")
+        self._prepare(pairs)
+        for grad, var in pairs:
+            self._apply(grad, var)
+        self._finish(pairs)
+        self.iterations.assign_add(1)
+        return self.iterations
+
+    def minimize(self, loss, var_list):
+        """Gradients of ``loss`` (a callable returning a scalar) with respect to ``var_list``, applied."""
+        from tinytf.autodiff import GradientTape
+
+        with GradientTape() as tape:
+            value = loss()
+        grads = tape.gradient(value, list(var_list))
+        return self.apply_gradients(zip(grads, var_list))
+
+    def _prepare(self, pairs):
+        pass
+
+    def _finish(self, pairs):
+        pass
+
+    def _apply(self, grad, var):
+        raise NotImplementedError
+
+
+class SGD(Optimizer):
+    """Gradient descent, with (Nesterov) momentum when ``momentum > 0`` — Keras' SGD: with a constant
+    learning rate, TensorFlow's momentum op (accum = m * accum + g; var -= lr * accum) is the same step."""
+
+    def __init__(self, learning_rate=0.01, momentum: float = 0.0, nesterov: bool = False, use_locking: bool = False,
+                 name: str = "SGD"):
+        super().__init__(learning_rate, use_locking, name)
+        if momentum < 0 or momentum > 1:
+            raise InvalidArgumentError(f"{name}: momentum must be in [0, 1], got {momentum}")
+        self.momentum = float(momentum)
+        self.nesterov = bool(nesterov)
+
+    def _apply(self, grad, var):
+        if self.momentum == 0.0 and not self.nesterov:
+            training.resource_apply_gradient_descent(var, self._lr(), grad, use_locking=self.use_locking)
+        else:
+            training.resource_apply_momentum(var, self._slot(var, "momentum"), self._lr(), grad, self.momentum,
+                                             use_locking=self.use_locking, use_nesterov=self.nesterov)
+
+
+class Momentum(Optimizer):
+    """TensorFlow's MomentumOptimizer: accum = momentum * accum + grad; var -= lr * accum."""
+
+    def __init__(self, learning_rate, momentum: float, use_nesterov: bool = False, use_locking: bool = False,
+                 name: str = "Momentum"):
+        super().__init__(learning_rate, use_locking, name)
+        self.momentum = float(momentum)
+        self.use_nesterov = bool(use_nesterov)
+
+    def _apply(self, grad, var):
+        training.resource_apply_momentum(var, self._slot(var, "momentum"), self._lr(), grad, self.momentum,
+                                         use_locking=self.use_locking, use_nesterov=self.use_nesterov)
+
+
+class Adam(Optimizer):
+    """Adam (Kingma and Ba): m and v slots per variable; step t uses beta1^t and beta2^t."""
+
+    def __init__(self, learning_rate=0.001, beta_1: float = 0.9, beta_2: float = 0.999, epsilon: float = 1e-7,
+                 use_nesterov: bool = False, use_locking: bool = False, name: str = "Adam"):
+        super().__init__(learning_rate, use_locking, name)
+        self.beta_1, self.beta_2, self.epsilon = float(beta_1), float(beta_2), float(epsilon)
+        self.use_nesterov = bool(use_nesterov)
+        self._powers: dict = {}  # dtype -> (beta1_power, beta2_power) variables
+
+    def _beta_powers(self, dtype):
+        found = self._powers.get(dtype)
+        if found is None:
+            found = self._powers[dtype] = (
+                Variable(np.asarray(self.beta_1, dtype.np), trainable=False, name=f"{self.name}/beta1_power"),
+                Variable(np.asarray(self.beta_2, dtype.np), trainable=False, name=f"{self.name}/beta2_power"))
+        return found
+
+    def _prepare(self, pairs):
+        # read the step's powers once, before any update: every variable uses the same step t
+        self._step_powers = {var.dtype: tuple(p.value() for p in self._beta_powers(var.dtype)) for _, var in pairs}
+
+    def _apply(self, grad, var):
+        beta1_power, beta2_power = self._step_powers[var.dtype]
+        training.resource_apply_adam(var, self._slot(var, "m"), self._slot(var, "v"), beta1_power, beta2_power,
+                                     self._lr(), self.beta_1, self.beta_2, self.epsilon, grad,
+                                     use_locking=self.use_locking, use_nesterov=self.use_nesterov)
+
+    def _finish(self, pairs):
+        for dtype in self._step_powers:
+            beta1_power, beta2_power = self._beta_powers(dtype)
+            beta1_power.assign(beta1_power * np.asarray(self.beta_1, dtype.np))
+            beta2_power.assign(beta2_power * np.asarray(self.beta_2, dtype.np))
+        self._step_powers = {}
+
+
+__all__ = ["SGD", "Adam", "Momentum", "Optimizer"]
