@@ -10,7 +10,7 @@ from tinytf.errors import AlreadyExistsError, InvalidArgumentError
 from tinytf.framework.custom_op import register_op, unregister_op
 from tinytf.framework.op import REGISTRY
 from tinytf.framework.tensor_spec import TensorSpec
-from tinytf.runtime.forwarding import ForwardingProgram
+from tinytf.runtime.executor import Program
 
 FORWARDED: list = []  # ctx.forwarded of each TestSoftsign kernel call
 
@@ -104,7 +104,7 @@ def test_graph_mode_print_parse_and_forwarding(ops):
     module = tt.load_mlir(text)
     np.testing.assert_allclose(module.run(x)[0], expected(np.exp(x), 0.5), rtol=1e-15)
     FORWARDED.clear()
-    out = ForwardingProgram(cf.module).run(cf.name, [x])[0]  # exp's result dies at the custom op
+    out = Program(cf.module).run(cf.name, [x])[0]  # exp's result dies at the custom op
     assert FORWARDED == [{0: 0}]
     np.testing.assert_allclose(out, expected(np.exp(x), 0.5), rtol=1e-15)
 

@@ -16,7 +16,8 @@ from tinytf.framework.kernel import OpKernelContext, VariableLocks
 from tinytf.framework.op import REGISTRY
 from tinytf.framework.variables import RefVariable, RWLock, Variable
 from tinytf.runtime import forwarding
-from tinytf.runtime.forwarding import FORWARDING_KERNELS, ForwardingProgram
+from tinytf.runtime.executor import Program
+from tinytf.runtime.forwarding import FORWARDING_KERNELS
 
 
 def ctx_of(*inputs, num_outputs=1):
@@ -363,7 +364,7 @@ def test_forwarding_program_reuses_dying_buffers(monkeypatch):
             monkeypatch.setattr(forwarding, "FORWARDING_KERNELS", {})
         else:
             monkeypatch.undo()
-        program = ForwardingProgram(module)
+        program = Program(module)
         program.run(name, [x])  # compile first
         tracemalloc.start()
         outs[label] = program.run(name, [x])[0]
@@ -386,6 +387,6 @@ def test_forwarding_never_clobbers_values_read_again_or_constants():
     cf = f.get_concrete_function(tt.TensorSpec([4], tt.float64))
     x = np.array([0.0, 1.0, -1.0, 2.0])
     y = np.exp(x)
-    program = ForwardingProgram(cf.module)
+    program = Program(cf.module)
     for _ in range(2):  # a second run sees the same constants
         np.testing.assert_allclose(program.run(cf.name, [x])[0], -y + np.abs(y) * 2.0 + y * y, rtol=1e-15)

@@ -188,3 +188,12 @@ def run_kernel(info: OpInfo, arrays, attrs, resources=None, cache: dict | None =
     """Shape rule, then kernel, then dtype conformance: the checked path for one op."""
     specs = infer(info, arrays, attrs) if cache is None else cached_infer(info, arrays, attrs, cache)
     return conform(compute(info, arrays, attrs, resources), specs)
+
+
+def result_dtypes(specs) -> tuple:
+    """The numpy dtypes a shape rule promises (None where it promises none, or for resources)."""
+    if specs is None:
+        return ()
+    if isinstance(specs, TensorSpec):
+        specs = [specs]
+    return tuple(None if s is None or s.dtype.kind == "o" else s.dtype.np for s in specs)

@@ -27,9 +27,9 @@ from tinytf import dtypes
 from tinytf.errors import InvalidArgumentError, NotFoundError, OpError, UnimplementedError
 from tinytf.framework import tf_types
 from tinytf.framework.op import Op
-from tinytf.framework.tensor_spec import TensorSpec
 from tinytf.framework.variables import Variable
 from tinytf.runtime import dispatch
+from tinytf.runtime.forwarding import forwarding_kernel
 
 _CALLS = ("tf.PartitionedCall", "tf.StatefulPartitionedCall")
 MAX_CALL_DEPTH = 64
@@ -80,11 +80,14 @@ class Plan:
         index = 0
         try:
             for run, ins, outs, free in self.steps:
-                values = run([slots[i] for i in ins])
+                inputs = [slots[i] for i in ins]
+                for s in free:  # before the step: its input list is then a dying value's only holder,
+                    slots[s] = None  # so the kernel may forward that buffer to its output
+                values = run(inputs)
+                inputs = None
                 for s, v in zip(outs, values):
                     slots[s] = v
-                for s in free:
-                    slots[s] = None
+                values = v = None  # the slots must hold the only references
                 index += 1
         except OpError as err:
             raise _locate(err, self.wheres[index]) from None
@@ -242,7 +245,7 @@ class Program:
             key = signature(arrays)
             dts = cache.get(key) if key is not None else None
             if dts is None:
-                dts = result_dtypes(infer(info, arrays, attrs))
+                dts = dispatch.result_dtypes(infer(info, arrays, attrs))
                 if key is not None and len(cache) < 64:
                     cache[key] = dts
             if plain is not None:
@@ -261,7 +264,7 @@ class Program:
                     outs[i] = np.asarray(outs[i], dt)
             return outs
 
-        return run
+        return forwarding_kernel(name, info, attrs, run) or run
 
     def _while(self, cond: str, body: str, args: list, n_results: int) -> list:
         values = list(args)
@@ -287,15 +290,6 @@ def _locate(err: OpError, where: str) -> OpError:
     except TypeError:
         return err
     return _mark(new)
-
-
-def result_dtypes(specs) -> tuple:
-    """The numpy dtypes a shape rule promises (None where it promises none, or for resources)."""
-    if specs is None:
-        return ()
-    if isinstance(specs, TensorSpec):
-        specs = [specs]
-    return tuple(None if s is None or s.dtype.kind == "o" else s.dtype.np for s in specs)
 
 
 def _identity(arrays):

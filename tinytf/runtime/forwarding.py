@@ -1,30 +1,21 @@
 """Buffer forwarding in the graph executor: elementwise kernels write into a dying input.
 
-    program = ForwardingProgram(module)            # a Program whose plans forward dying buffers
-    program.run("main", [x])                       # tanh(exp(-x)) ... reuses one buffer down the chain
+    Program(module).run("main", [x])     # tanh(exp(-x)) ... reuses one buffer down the chain
 
-The executor already frees each value after its last use (liveness). Two more pieces let a kernel
-reuse that value's buffer for its output, as TensorFlow's ``forward_input_or_allocate_output``:
-
-1. ``ForwardingPlan.run`` drops its slot reference to a value *before* the step that reads it last,
-   so the step's input list is the only holder left: ``OpKernelContext.forward_refusal`` then sees
-   a reference count of one (arguments the caller holds, constants of the plan and values read
-   again later keep more references and are never overwritten).
-2. ``FORWARDING_KERNELS``: ops whose ``compute`` is one numpy ufunc run as a kernel that asks the
-   context for a forwarded output buffer and writes it with ``out=``, bit-identical to ``compute``.
-
-These are the changes proposed for ``tinytf/runtime/executor.py`` (``Plan.run`` and
-``Program._runner``); until then ``ForwardingProgram`` applies them as a subclass.
+The executor frees each value after its last use (liveness), and ``Plan.run`` drops its slot
+reference to a value *before* the step that reads it last, so the step's input list is the only
+holder left: ``OpKernelContext.forward_refusal`` then sees a reference count of one (arguments the
+caller holds, constants of the plan and values read again later keep more references and are
+never overwritten). ``FORWARDING_KERNELS``: ops whose ``compute`` is one numpy ufunc run as a
+kernel that asks the context for a forwarded output buffer and writes it with ``out=``,
+bit-identical to ``compute``, as TensorFlow's ``forward_input_or_allocate_output``.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from tinytf.errors import OpError
 from tinytf.framework.kernel import OpKernelContext
-from tinytf.framework.op import Op
 from tinytf.runtime import dispatch
-from tinytf.runtime.executor import Plan, Program, _locate, result_dtypes
 
 
 def _ufunc(fn):
@@ -66,7 +57,7 @@ def forwarding_kernel(name: str, info, attrs, fallback):
             return fallback(arrays)
         key = dispatch.signature(arrays)
         if key not in cache:  # the op's shape rule, once per input signature, as the generic runner does
-            dts = result_dtypes(dispatch.infer(info, arrays, attrs))
+            dts = dispatch.result_dtypes(dispatch.infer(info, arrays, attrs))
             if dts and dts[0] is not None and dts[0] != dtype:
                 return fallback(arrays)
             cache[key] = True
@@ -78,44 +69,3 @@ def forwarding_kernel(name: str, info, attrs, fallback):
         return ctx.outputs
 
     return run
-
-
-class ForwardingPlan(Plan):
-    """A Plan whose ``run`` frees a value before the step that reads it last, so that step may forward it."""
-
-    __slots__ = ()
-
-    def run(self, args: list) -> list:
-        slots = list(self.template)
-        slots[:len(args)] = args
-        index = 0
-        try:
-            for run, ins, outs, free in self.steps:
-                inputs = [slots[i] for i in ins]
-                for s in free:
-                    slots[s] = None
-                values = run(inputs)
-                inputs = None
-                for s, v in zip(outs, values):
-                    slots[s] = v
-                values = v = None  # the slots must hold the only references
-                index += 1
-        except OpError as err:
-            raise _locate(err, self.wheres[index]) from None
-        return [slots[i] for i in self.results]
-
-
-class ForwardingProgram(Program):
-    """A Program with liveness-based buffer forwarding (see the module docstring)."""
-
-    def _compile(self, fn):
-        plan = super()._compile(fn)
-        plan.__class__ = ForwardingPlan
-        return plan
-
-    def _runner(self, op, name: str):
-        generic = super()._runner(op, name)
-        if name not in FORWARDING_KERNELS or not isinstance(op, Op):
-            return generic
-        forwarding = forwarding_kernel(name, dispatch.op_info(type(op)), op.attr_values(), generic)
-        return forwarding if forwarding is not None else generic

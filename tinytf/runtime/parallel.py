@@ -8,7 +8,7 @@ depend on each other gain from running on several threads. A step becomes ready 
 producing its inputs have finished; ops that touch state (variables, calls, control flow,
 unknown ops) also wait for the previous such op, so their program order — the order TensorFlow's
 automatic control dependencies give a ``tf.function`` — is kept. Values are freed, and may be
-forwarded, once their last reader starts (as in ``ForwardingPlan``); the reference count keeps a
+forwarded, once their last reader starts (as in ``Plan.run``); the reference count keeps a
 reader that is still running from having its input overwritten.
 
 A step that runs a nested function (a call, a branch, a loop body) runs that function
@@ -21,8 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from tinytf.errors import OpError
 from tinytf.framework.op import Op, ResourceOp, has_trait
-from tinytf.runtime.executor import Plan, _locate, op_name
-from tinytf.runtime.forwarding import ForwardingPlan, ForwardingProgram
+from tinytf.runtime.executor import Plan, Program, _locate, op_name
 
 _worker = threading.local()  # set in pool threads: nested plans run sequentially there
 
@@ -33,14 +32,14 @@ def _stateful(op) -> bool:
         "tf.StatelessWhile", "tf.Case", "tf.StatelessCase")
 
 
-class ParallelPlan(ForwardingPlan):
+class ParallelPlan(Plan):
     """A plan with each step's dependencies, run as a dataflow graph on ``pool``."""
 
     __slots__ = ("deps", "users", "readers", "pool")
 
     def run(self, args: list) -> list:
         if getattr(_worker, "active", False) or len(self.steps) < 2:
-            return ForwardingPlan.run(self, args)
+            return Plan.run(self, args)
         slots = list(self.template)
         slots[:len(args)] = args
         waiting = [len(d) for d in self.deps]
@@ -108,7 +107,7 @@ class ParallelPlan(ForwardingPlan):
         return [slots[i] for i in self.results]
 
 
-class ParallelProgram(ForwardingProgram):
+class ParallelProgram(Program):
     """A Program whose plans run independent ops concurrently on a shared thread pool."""
 
     def __init__(self, module, max_workers: int = 4):
