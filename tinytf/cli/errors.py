@@ -4,7 +4,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 
-from xdsl.utils.exceptions import DiagnosticException, VerifyException
+from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, VerifyException
 from xdsl.utils.exceptions import ParseError as XdslParseError
 
 from tinytf.errors import OpError
@@ -29,7 +29,8 @@ def run_tool(name: str, body: Callable[[], int | None]) -> int:
     """Run ``body``; report tinytf and xDSL errors in one line and return 1 instead of raising."""
     try:
         return body() or 0
-    except (OpError, XdslParseError, DiagnosticException, VerifyException, OSError, ValueError) as err:
+    except (OpError, XdslParseError, DiagnosticException, VerifyException, ArgSpecParseError, OSError,
+            ValueError) as err:
         print(f"{name}: error: {one_line(err)}" if not _has_location(err) else one_line(err), file=sys.stderr)
         return 1
     except KeyboardInterrupt:

@@ -21,12 +21,11 @@ from tinytf.errors import InvalidArgumentError, ParseError
 
 
 def tinytf_passes() -> dict:
-    """Every tinytf pass by name; the passes package lists them."""
-    try:
-        from tinytf.passes import ALL_PASSES
-    except ImportError:
-        return {}
-    return {p.name: p for p in ALL_PASSES}
+    """Every tinytf pass by name: the compiler passes and the quantization passes."""
+    from tinytf.passes import ALL_PASSES
+    from tinytf.quantization import QUANTIZATION_PASSES
+
+    return {p.name: p for p in (*ALL_PASSES, *QUANTIZATION_PASSES)}
 
 
 class TinyTFOptMain(xDSLOptMain):
