@@ -12,7 +12,7 @@ JAX: ``tt.xla`` is loaded on first use.
 """
 import importlib as _importlib
 
-from tinytf import dtypes, errors  # noqa: F401
+from tinytf import dtypes, errors, optimizers  # noqa: F401
 from tinytf import ops as _ops  # noqa: F401  (registers every op)
 from tinytf import runtime as _runtime  # noqa: F401  (installs the eager context)
 from tinytf.dtypes import (  # noqa: F401
@@ -39,6 +39,7 @@ from tinytf.dtypes import (  # noqa: F401
     variant,
 )
 from tinytf.dtypes import bool_ as bool  # noqa: A001, F401  (tt.bool, as tf.bool)
+from tinytf.framework.custom_op import register_op  # noqa: F401
 from tinytf.framework.kernel import check_allocation, set_allocation_limit  # noqa: F401
 from tinytf.framework.tensor_spec import TensorSpec  # noqa: F401
 from tinytf.framework.variables import Variable  # noqa: F401
@@ -85,4 +86,4 @@ def __getattr__(name: str):
 
 
 __all__ = sorted(k for k, v in globals().items() if not k.startswith("_") and type(v).__name__ != "module"
-                 or k in ("math", "nn", "linalg", "raw_ops", "dtypes", "errors"))
+                 or k in ("math", "nn", "linalg", "raw_ops", "dtypes", "errors", "optimizers"))
