@@ -17,7 +17,7 @@ from tinytf.errors import InvalidArgumentError
 class DType:
     """A tensor element type. Instances are unique: compare with ``is`` or ``==``."""
 
-    __slots__ = ("name", "np", "mlir", "tf", "tf_enum", "xla", "kind", "_mlir_attr")
+    __slots__ = ("name", "np", "mlir", "tf", "tf_enum", "xla", "kind")
 
     def __init__(self, name, np_dtype, mlir, tf, tf_enum, xla, kind):
         self.name = name
@@ -27,7 +27,6 @@ class DType:
         self.tf_enum = tf_enum    # "DT_FLOAT" (-tf-input-data-types=DT_FLOAT)
         self.xla = xla            # "f32", "pred", "s32" (XlaInputShape f32[2])
         self.kind = kind          # "f" float, "c" complex, "i" signed, "u" unsigned, "b" bool, "o" other
-        self._mlir_attr = None
 
     @property
     def is_floating(self) -> bool:
@@ -57,15 +56,6 @@ class DType:
     @property
     def size(self) -> int:
         return self.np.itemsize
-
-    @property
-    def mlir_type(self):
-        """The element type as an xDSL attribute (built on first use)."""
-        if self._mlir_attr is None:
-            from tinytf.framework.tf_types import element_type_from_dtype
-
-            self._mlir_attr = element_type_from_dtype(self)
-        return self._mlir_attr
 
     def __repr__(self) -> str:
         return f"tt.{self.name}"

@@ -28,8 +28,8 @@ def test_table_row(dtype, np_type, mlir, tf, tf_enum, xla):
     assert (dtype.np, dtype.mlir, dtype.tf, dtype.tf_enum, dtype.xla) == (np.dtype(np_type), mlir, tf, tf_enum, xla)
     for key in (np_type, np.dtype(np_type), dtype.name, tf_enum, mlir, xla, dtype):
         assert dtypes.as_dtype(key) is dtype
-    assert str(dtype.mlir_type) == mlir
-    assert tf_types.dtype_from_element_type(dtype.mlir_type) is dtype
+    assert str(tf_types.element_type_from_dtype(dtype)) == mlir
+    assert tf_types.dtype_from_element_type(tf_types.element_type_from_dtype(dtype)) is dtype
 
 
 def test_kinds():

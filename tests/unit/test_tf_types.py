@@ -28,7 +28,7 @@ def test_resource_subtype_and_refs():
     func = module.body.block.first_op
     resource, ref = (arg.type for arg in func.body.block.args)
     assert isinstance(resource, UnrankedTensorType) and tf_types.is_resource(resource)
-    assert tf_types.resource_subtype(resource) == TensorType(dtypes.float32.mlir_type, [2])
+    assert tf_types.resource_subtype(resource) == TensorType(tf_types.element_type_from_dtype(dtypes.float32), [2])
     assert tf_types.is_ref(ref) and tf_types.dtype_of(ref) is dtypes.int32
     assert tf_types.shape_of(ref) == (3,)
 

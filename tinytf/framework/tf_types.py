@@ -8,6 +8,7 @@ A shape is a tuple of dims (``None`` for ``?``), or ``None`` when the rank is un
 """
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 from xdsl.dialects.builtin import (
@@ -153,7 +154,9 @@ _FLOATS = {dtypes.float16: Float16Type, dtypes.bfloat16: BFloat16Type, dtypes.fl
            dtypes.float64: Float64Type}
 
 
+@functools.cache
 def element_type_from_dtype(dtype: DType) -> Attribute:
+    """The MLIR element type of a dtype: f32, i1, ui8, complex<f32>, !tf_type.string, ..."""
     if dtype in _FLOATS:
         return _FLOATS[dtype]()
     if dtype.kind == "b":
@@ -193,7 +196,7 @@ def dtype_from_element_type(attr: Attribute) -> DType:
 
 def tensor_type(shape: Shape, dtype: DType | Attribute) -> TensorType | UnrankedTensorType:
     """``tensor<2x?xf32>`` from ``((2, None), float32)``; ``tensor<*xf32>`` from ``(None, float32)``."""
-    element = dtype.mlir_type if isinstance(dtype, DType) else dtype
+    element = element_type_from_dtype(dtype) if isinstance(dtype, DType) else dtype
     if shape is None:
         return UnrankedTensorType(element)
     return TensorType(element, [DYNAMIC_INDEX if d is None else d for d in shape])
