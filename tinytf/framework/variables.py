@@ -25,6 +25,7 @@ import numpy as np
 
 from tinytf import dtypes
 from tinytf.errors import FailedPreconditionError, InvalidArgumentError
+from tinytf.framework.op import REGISTRY
 
 _counter = itertools.count()
 _BUSY = object()
@@ -252,9 +253,7 @@ class Variable:
 
     def value(self):
         """The value as a tensor: a ``tf.ReadVariableOp`` in the current context."""
-        from tinytf.ops.resource import ReadVariableOp  # ops sit above framework: import on use
-
-        return ReadVariableOp.bind(self, dtype=self._dtype)
+        return REGISTRY["tf.ReadVariableOp"].bind(self, dtype=self._dtype)  # (ops sit above framework)
 
     read_value = value
 
@@ -266,21 +265,15 @@ class Variable:
         return value.astype(dtype) if dtype is not None else value.copy()
 
     def assign(self, value, use_locking=None, name=None, read_value=True):
-        from tinytf.ops.resource import AssignVariableOp
-
-        AssignVariableOp.bind(self, self._cast(value), validate_shape=False)
+        REGISTRY["tf.AssignVariableOp"].bind(self, self._cast(value), validate_shape=False)
         return self
 
     def assign_add(self, delta, use_locking=None, name=None, read_value=True):
-        from tinytf.ops.resource import AssignAddVariableOp
-
-        AssignAddVariableOp.bind(self, self._cast(delta))
+        REGISTRY["tf.AssignAddVariableOp"].bind(self, self._cast(delta))
         return self
 
     def assign_sub(self, delta, use_locking=None, name=None, read_value=True):
-        from tinytf.ops.resource import AssignSubVariableOp
-
-        AssignSubVariableOp.bind(self, self._cast(delta))
+        REGISTRY["tf.AssignSubVariableOp"].bind(self, self._cast(delta))
         return self
 
     def _cast(self, value):
