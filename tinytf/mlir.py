@@ -17,7 +17,7 @@ import os
 from pathlib import Path
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import ArrayAttr, Builtin, FileLineColLoc, IntegerAttr, ModuleOp, i64
+from xdsl.dialects.builtin import ArrayAttr, Builtin, IntegerAttr, ModuleOp, i64
 from xdsl.dialects.func import Func
 from xdsl.ir import Dialect, Operation
 from xdsl.parser import Parser
@@ -27,7 +27,7 @@ from xdsl.utils.exceptions import ParseError as XdslParseError
 
 import tinytf.ops  # noqa: F401  (registers every op)
 from tinytf.errors import InvalidArgumentError, OpError, ParseError
-from tinytf.framework.op import REGISTRY
+from tinytf.framework.op import REGISTRY, SOURCE_SPAN, location  # noqa: F401  (mlir.location)
 from tinytf.framework.tf_types import TFType
 from tinytf.ops.tf_device import TFDevice
 
@@ -74,22 +74,8 @@ class _TFParser(Parser):
         if self.line_offset:
             span = dataclasses.replace(span, line_offset=self.line_offset)
         op = super().parse_operation()
-        op.__dict__.setdefault("_tt_span", span)
+        op.__dict__.setdefault(SOURCE_SPAN, span)
         return op
-
-
-def location(op: Operation | None) -> str:
-    """``file:line:col`` of an op (its own, or its nearest parent's), or ``""`` when unknown."""
-    while op is not None:
-        if isinstance(op.location, FileLineColLoc):
-            loc = op.location
-            return f"{loc.filename.data}:{loc.line.data}:{loc.column.data}"
-        span = op.__dict__.get("_tt_span")
-        if span is not None:
-            where = span.get_location()
-            return f"{where.file}:{where.line}:{where.col}"
-        op = op.parent_op()
-    return ""
 
 
 def read_text(text_or_path) -> tuple[str, str]:

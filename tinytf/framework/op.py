@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from xdsl.dialects.builtin import FileLineColLoc
 from xdsl.irdl import IRDLOperation, irdl_op_definition, traits_def
 from xdsl.traits import HasCanonicalizationPatternsTrait, OpTrait
 from xdsl.utils.exceptions import VerifyException
@@ -123,6 +124,23 @@ def register(cls: type[Op]) -> type[Op]:
 
 def lookup(name: str) -> type[Op] | None:
     return REGISTRY.get(name)
+
+
+SOURCE_SPAN = "_tt_span"  # where tinytf.mlir's parser found an op (an xDSL Span), for diagnostics
+
+
+def location(op) -> str:
+    """``file:line:col`` of an IR op (its own, or its nearest parent's), or ``""`` when unknown."""
+    while op is not None:
+        if isinstance(op.location, FileLineColLoc):
+            loc = op.location
+            return f"{loc.filename.data}:{loc.line.data}:{loc.column.data}"
+        span = op.__dict__.get(SOURCE_SPAN)
+        if span is not None:
+            where = span.get_location()
+            return f"{where.file}:{where.line}:{where.col}"
+        op = op.parent_op()
+    return ""
 
 
 # --- traits ------------------------------------------------------------------------------------

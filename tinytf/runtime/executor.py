@@ -26,7 +26,7 @@ from xdsl.ir import Operation
 from tinytf import dtypes
 from tinytf.errors import InvalidArgumentError, NotFoundError, OpError, UnimplementedError
 from tinytf.framework import tf_types
-from tinytf.framework.op import Op
+from tinytf.framework.op import Op, location
 from tinytf.framework.variables import Variable
 from tinytf.runtime import dispatch
 from tinytf.runtime.forwarding import forwarding_kernel
@@ -46,9 +46,7 @@ def op_name(op: Operation) -> str:
 
 
 def _where(op: Operation) -> str:
-    from tinytf import mlir  # layer 6 text utilities; only for messages
-
-    loc = mlir.location(op)
+    loc = location(op)
     return f"{loc}: " if loc else ""
 
 
