@@ -1,0 +1,109 @@
+"""``tinytf-translate``: TensorFlow's ``tf-mlir-translate`` for the TF-to-XLA direction.
+
+    tinytf-translate --mlir-tf-to-hlo-text f.mlir -tf-input-shapes=2:2 \\
+        -tf-input-data-types=DT_FLOAT,DT_FLOAT -tf-xla-input-types=parameter,resource
+
+prints the HLO module of the entry function (``@main``, else the only public one), then the
+compile result (``// InputMapping {0, 1}``, ``// XlaInputShape f32[2]``, ...). Flags keep
+TensorFlow's spellings, with one dash or two: ``-tf-input-shapes`` (``:`` between arguments,
+``,`` between dims, empty for a scalar), ``-tf-input-data-types``, ``-tf-xla-input-types``
+(``parameter`` / ``resource``), ``-tf-xla-emit-return-tuple``, ``-tf-xla-emit-use-tuple-args``.
+As in TensorFlow, an output aliased to an argument (``tf.aliasing_output``) is reported as a
+resource update. Bad input: one line on stderr, exit status 1.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from tinytf.cli.errors import run_tool
+from tinytf.errors import InvalidArgumentError
+
+
+def _flag(parser: argparse.ArgumentParser, name: str, **kwargs) -> None:
+    parser.add_argument(f"-{name}", f"--{name}", dest=name.replace("-", "_"), **kwargs)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="tinytf-translate", description="tinytf's tf-mlir-translate (TF -> XLA HLO)",
+                                     allow_abbrev=False)
+    parser.add_argument("file", nargs="?", default="-", help="MLIR file ('-' for stdin)")
+    _flag(parser, "mlir-tf-to-hlo-text", action="store_true",
+          help="translate the entry function to HLO text followed by the XLA compile result")
+    _flag(parser, "tf-input-shapes", default=None, help="argument shapes: ':' between arguments, ',' between dims")
+    _flag(parser, "tf-input-data-types", default=None, help="argument dtypes, e.g. DT_FLOAT,DT_INT32")
+    _flag(parser, "tf-xla-input-types", default=None, help="argument kinds: parameter or resource, ',' separated")
+    _flag(parser, "tf-xla-emit-return-tuple", action="store_true", help="the entry computation returns a tuple")
+    _flag(parser, "tf-xla-emit-use-tuple-args", action="store_true", help="the entry computation takes one tuple")
+    parser.add_argument("-o", "--output", default="-", help="output file (default: stdout)")
+    return parser
+
+
+def _split(text: str | None) -> list[str] | None:
+    if text is None or text == "":
+        return None
+    return [part.strip() for part in text.split(",")]
+
+
+def _data_types(text: str | None):
+    from tinytf import dtypes
+
+    names = _split(text)
+    if names is None:
+        return None
+    out = []
+    for i, name in enumerate(names):
+        try:
+            dtype = dtypes.as_dtype(name)
+        except InvalidArgumentError:
+            raise InvalidArgumentError(f"Invalid dtype at index {i}: {name}") from None
+        if dtype.kind == "o":
+            raise InvalidArgumentError(f"Unsupported dtype at index {i}: {name}")
+        out.append(dtype)
+    return out
+
+
+def translate(args: argparse.Namespace) -> int:
+    if not args.mlir_tf_to_hlo_text:
+        raise InvalidArgumentError("choose a translation: --mlir-tf-to-hlo-text")
+    from tinytf import mlir, xla
+    from tinytf.passes.shape_inference import parse_input_shapes
+
+    text = sys.stdin.read() if args.file == "-" else None
+    module = mlir.parse(text, name="<stdin>") if text is not None else mlir.parse(args.file)
+    mlir.verify(module)
+    shapes = parse_input_shapes(args.tf_input_shapes) if args.tf_input_shapes is not None else None
+    kinds = _split(args.tf_xla_input_types)
+    if kinds is not None:
+        for i, kind in enumerate(kinds):
+            if kind not in ("parameter", "resource"):
+                raise InvalidArgumentError(f"Unsupported TF/XLA argument kind at index {i}: {kind}")
+    data_types = _data_types(args.tf_input_data_types)
+    if shapes is not None and any(s is None or any(d is None for d in s) for s in shapes):
+        raise InvalidArgumentError(f"-tf-input-shapes={args.tf_input_shapes}: XLA needs static shapes")
+    lengths = {len(x) for x in (shapes, kinds, data_types) if x is not None}
+    if len(lengths) > 1:
+        raise InvalidArgumentError(
+            "Input shapes, dtypes, and types/kinds must be of the same length, but got "
+            f"{len(shapes or ())}, {len(data_types or ())}, and {len(kinds or ())} respectively")
+    result = xla.compile(module, shapes, kinds, use_tuple_args=args.tf_xla_emit_use_tuple_args,
+                         return_tuple=args.tf_xla_emit_return_tuple, input_dtypes=data_types,
+                         use_resource_updates_for_aliases=True)
+    out = result.text()
+    if args.output == "-":
+        sys.stdout.write(out)
+    else:
+        with open(args.output, "w") as f:
+            f.write(out)
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    return run_tool("tinytf-translate", lambda: translate(args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,113 @@
+"""What a lowered function computes on: values, resources, and the names of the ops that need more
+than their op class's rules under XLA.
+
+A value is a numpy array when known at compile time and a JAX value (a tracer) otherwise; a
+variable is a ``Resource`` holding its current value.
+"""
+from __future__ import annotations
+
+import numpy as np
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp, SymbolRefAttr
+from xdsl.ir import Operation
+
+from tinytf import dtypes
+from tinytf.errors import InvalidArgumentError, OpError
+from tinytf.framework import tf_types
+
+CALLS = ("tf.PartitionedCall", "tf.StatefulPartitionedCall", "tf_device.cluster_func")
+REGIONS = ("tf_device.cluster", "tf_device.launch")
+IFS = ("tf.If", "tf.StatelessIf")
+WHILES = ("tf.While", "tf.StatelessWhile")
+CASES = ("tf.Case", "tf.StatelessCase")
+ASSIGNS = ("tf.AssignVariableOp", "tf.AssignAddVariableOp", "tf.AssignSubVariableOp")
+# Optimizer steps on resource variables: how many leading operands are variables (all written).
+TRAINING = {"tf.ResourceApplyGradientDescent": 1, "tf.ResourceApplyMomentum": 2, "tf.ResourceApplyAdam": 3}
+# TF1 reference variables: TensorFlow's XLA bridge compiles resource variables only.
+REF_OPS = ("tf.VariableV2", "tf.Assign", "tf.AssignAdd", "tf.AssignSub", "tf.ApplyGradientDescent",
+           "tf.ApplyMomentum", "tf.ApplyAdam")
+RETURNS = ("func.return", "tf_device.return")
+WIDE = (dtypes.float64, dtypes.int64, dtypes.uint64, dtypes.complex128)  # need jax.enable_x64
+
+
+class NeedsConstant(InvalidArgumentError):
+    """An op needs the value of an operand that is only known at run time (Range's limit,
+    Reshape's shape): TensorFlow compiles such arguments as compile-time constants."""
+
+    def __init__(self, message: str, op: str | None = None, operand_indices=()):
+        super().__init__(message, op)
+        self.operand_indices = list(operand_indices)
+        self.ssa_values: list = []
+
+    def entry_arguments(self, fn) -> set[int] | None:
+        """The arguments of ``fn`` the offending operands are computed from; None when they come
+        from elsewhere (another function's arguments, a variable)."""
+        from xdsl.ir import BlockArgument
+
+        entry_block = fn.body.blocks[0]
+        stack, seen, found = list(self.ssa_values), set(), set()
+        while stack:
+            value = stack.pop()
+            if value in seen:
+                continue
+            seen.add(value)
+            if isinstance(value, BlockArgument):
+                if value.block is not entry_block or tf_types.is_resource(value.type):
+                    return None
+                found.add(value.index)
+            else:
+                stack.extend(value.owner.operands)
+        return found or None
+
+
+class Resource:
+    """A variable inside a lowered function: its current value (numpy or JAX) and whether it was written."""
+
+    __slots__ = ("value", "dtype", "shape", "name", "modified")
+
+    def __init__(self, value, dtype, name: str = "resource"):
+        self.value = value
+        self.dtype = dtypes.as_dtype(dtype)
+        self.shape = None if value is None else tuple(value.shape)
+        self.name = name
+        self.modified = False
+
+
+def op_name(op: Operation) -> str:
+    name = getattr(op, "op_name", None)  # an unregistered op's real name
+    return name.data if name is not None else op.name
+
+
+def where(op: Operation) -> str:
+    from tinytf import mlir
+
+    loc = mlir.location(op)
+    return f"{loc}: " if loc else ""
+
+
+def is_concrete(value) -> bool:
+    return isinstance(value, np.ndarray | np.generic)
+
+
+def symbol(op: Operation, key: str) -> str:
+    raw = op.properties.get(key) or op.attributes.get(key)
+    if not isinstance(raw, SymbolRefAttr):
+        raise InvalidArgumentError(f"{where(op)}'{op_name(op)}' op needs a function attribute '{key}'", op_name(op))
+    return raw.root_reference.data
+
+
+def functions(module: ModuleOp) -> dict[str, func.FuncOp]:
+    return {op.sym_name.data: op for op in module.ops if isinstance(op, func.FuncOp)}
+
+
+def located(err: OpError, loc: str) -> OpError:
+    if not loc or getattr(err, "_located", False) or err.message.startswith(loc):
+        return err
+    try:
+        new = type(err)(f"{loc}{err.message}", err.op)
+    except TypeError:
+        return err
+    if isinstance(err, NeedsConstant):
+        new.operand_indices = err.operand_indices
+    new._located = True
+    return new

@@ -1,0 +1,179 @@
+"""Running a function through XLA: compiled once per shape signature, cached, donating aliased buffers.
+
+    f = XlaFunction(module, "train_step")
+    loss, = f(x, y, w_var, b_var)          # numpy outputs; the Variables get their new values
+    outs, updates = f.call_raw(x, y, w, b) # JAX arrays in and out: {argument index: new value}
+
+    run_module(module, "main", [x, w_var])  # what tt.load_mlir(...).run(backend="xla") and
+                                            # tt.function(jit_compile=True) call
+
+A resource argument takes a ``tt.Variable`` (or an array: its value); every other argument an
+array. Arguments that alias outputs (``tf.aliasing_output``) and written resources are donated:
+a JAX array passed there is consumed by the call, and passing it again raises
+InvalidArgumentError. (numpy arguments are copied to the device first, so they stay valid.)
+"""
+from __future__ import annotations
+
+import weakref
+
+import numpy as np
+from xdsl.dialects.builtin import ModuleOp
+
+from tinytf import dtypes
+from tinytf.errors import InvalidArgumentError
+from tinytf.framework import tf_types
+from tinytf.framework.variables import Variable
+from tinytf.xla.arguments import arguments, resolve
+from tinytf.xla.compile import Compilation
+from tinytf.xla.values import NeedsConstant
+
+_CACHE_LIMIT = 32
+# Variable -> (its numpy buffer, a device array with the same value) after an XLA update
+_ON_DEVICE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _signature(value) -> tuple:
+    if isinstance(value, Variable):
+        return (tuple(value.shape), value.dtype.np)
+    return (tuple(np.shape(value)), np.dtype(value.dtype) if hasattr(value, "dtype") else None)
+
+
+def _value_key(value) -> tuple:
+    array = np.asarray(value.read() if isinstance(value, Variable) else value)
+    return (array.dtype.str, array.shape, array.tobytes())
+
+
+class XlaFunction:
+    """``module``'s function ``entry`` (default: as ``tt.load_mlir`` picks it), run through XLA."""
+
+    def __init__(self, module: ModuleOp, entry: str | None = None, donate: bool = True):
+        self.module, self.fn = resolve(module, entry)
+        self.name = self.fn.sym_name.data
+        self.donate = donate
+        self.arg_types = list(self.fn.function_type.inputs.data)
+        self.resource = [tf_types.is_resource(t) for t in self.arg_types]
+        self.compilations: dict[tuple, Compilation] = {}
+        self._fast: dict = {}  # (shape, dtype) per argument -> compilation
+        self.constant_args: set[int] = set()  # arguments compiled as constants (their values are needed)
+
+    def compilation(self, args) -> Compilation:
+        """The compiled computation for these arguments' shapes and dtypes (compiled on first use).
+
+        An argument some op needs the value of (Range's limit, computed from it) is compiled as a
+        constant, as TensorFlow does: such computations are cached per value of those arguments."""
+        if len(args) != len(self.arg_types):
+            raise InvalidArgumentError(f"@{self.name} takes {len(self.arg_types)} arguments, got {len(args)}")
+        key = tuple(_signature(a) for a in args)
+        if self.constant_args:
+            key += tuple(_value_key(args[i]) for i in sorted(self.constant_args))
+        comp = self.compilations.get(key)
+        if comp is None:
+            comp = self._compile(args)
+            if len(self.compilations) >= _CACHE_LIMIT:
+                self.compilations.pop(next(iter(self.compilations)))
+            if self.constant_args:  # the set may have grown while compiling
+                key = tuple(_signature(a) for a in args) + tuple(_value_key(args[i]) for i in sorted(self.constant_args))
+            self.compilations[key] = comp
+        return comp
+
+    def _compile(self, args) -> Compilation:
+        shapes, types = [], []
+        for i, a in enumerate(args):
+            var = isinstance(a, Variable)
+            dtype = a.dtype if var else dtypes.as_dtype(np.dtype(a.dtype))
+            if not self.resource[i] and tf_types.dtype_of(self.arg_types[i]) is not dtype:
+                raise InvalidArgumentError(f"@{self.name} argument {i}: expected "
+                                           f"{tf_types.dtype_of(self.arg_types[i]).name}, got {dtype.name}")
+            shapes.append(tuple(a.shape) if var else tuple(np.shape(a)))
+            types.append(dtype)
+        while True:
+            kinds = ["resource" if self.resource[i] else "constant" if i in self.constant_args else "parameter"
+                     for i in range(len(args))]
+            constants = {i: np.asarray(args[i]) for i in self.constant_args}
+            checked = arguments(self.fn, shapes, kinds, types, constants)
+            try:
+                return Compilation(self.module, self.fn, checked, donate=self.donate)
+            except NeedsConstant as err:
+                needed = err.entry_arguments(self.fn)
+                if needed is None or needed <= self.constant_args:
+                    raise
+                self.constant_args |= needed
+
+    def call_raw(self, *args):
+        """(outputs, {resource argument index: new value}); JAX arrays, nothing copied back."""
+        try:  # the hot path: shapes and dtypes seen before, no constant arguments
+            comp = self._fast.get(tuple([(a.shape, a.dtype) for a in args]))
+        except (AttributeError, TypeError):
+            comp = None
+        if comp is None:
+            comp = self.compilation(args)
+            if not self.constant_args and len(self._fast) < _CACHE_LIMIT:
+                try:
+                    self._fast[tuple([(a.shape, a.dtype) for a in args])] = comp
+                except (AttributeError, TypeError):
+                    pass
+        params = [args[i] for i in comp.param_indices]
+        for k, p in enumerate(params):
+            if isinstance(p, Variable):
+                params[k] = p = p.read()
+            deleted = getattr(p, "is_deleted", None)
+            if deleted is not None and deleted():
+                raise InvalidArgumentError(
+                    f"@{self.name} argument {comp.param_indices[k]}: the buffer was donated to an earlier XLA "
+                    "call (an output reused it) and cannot be used again")
+        try:
+            outs = comp(*params)
+        except (ValueError, RuntimeError) as err:
+            if "deleted or donated" in str(err) or "has been deleted" in str(err):
+                raise InvalidArgumentError(f"@{self.name}: an argument's buffer was donated to an earlier XLA "
+                                           "call and cannot be used again") from None
+            raise
+        n = comp.n_function_outputs
+        return outs[:n], dict(zip(comp.update_indices, outs[n:]))
+
+    def __call__(self, *args) -> list[np.ndarray]:
+        """numpy outputs; Variables passed for resource arguments receive their new values.
+
+        A variable this function updated keeps its value on the device too: while the variable's
+        buffer is still the one stored here, the next call passes (and donates) the device copy
+        instead of copying the numpy buffer in again."""
+        raw = list(args)
+        for i, a in enumerate(args):
+            if isinstance(a, Variable):
+                cached = _ON_DEVICE.get(a)
+                if cached is not None and cached[0] is a.read() and not cached[1].is_deleted():
+                    raw[i] = cached[1]
+        outs, updates = self.call_raw(*raw)
+        for index, value in updates.items():
+            var = args[index]
+            if isinstance(var, Variable):
+                var.store(np.asarray(value), "XLA resource update")
+                _ON_DEVICE[var] = (var.read(), value)
+        return [np.asarray(o) for o in outs]
+
+
+_MODULE_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_BY_ID: dict = {}
+
+
+def function_for(module: ModuleOp, name: str) -> XlaFunction:
+    """The cached XlaFunction of ``module``'s ``@name``."""
+    try:
+        per_module = _MODULE_CACHE.setdefault(module, {})
+    except TypeError:  # not weak-referenceable: cache by identity, kept alive with the module
+        per_module = _BY_ID.setdefault(id(module), (module, {}))[1]
+    fn = per_module.get(name)
+    if fn is None:
+        fn = per_module[name] = XlaFunction(module, name)
+    return fn
+
+
+def run_module(module: ModuleOp, name: str, args: list) -> list[np.ndarray]:
+    """Run ``@name`` of ``module`` through XLA on arrays (Variables for resource arguments);
+    numpy outputs, Variables updated. Compiled once per shape signature."""
+    return function_for(module, name)(*args)
+
+
+def run_cluster(module: ModuleOp, callee: str, arrays: list) -> list[np.ndarray]:
+    """A ``tf_device.cluster_func`` in graph mode: its callee through XLA (aliased args donated)."""
+    return function_for(module, callee)(*arrays)
