@@ -138,7 +138,10 @@ class Lowering(ControlFlowLowering):
         if name == "tf.Const" and isinstance(op, Op):
             return [np.asarray(op.attr_values()["value"])]
         if name == "tf.Identity":
-            return values
+            # An int8 weight behind tf.Identity (TensorFlow's dequantize pattern) stays an int8 value of
+            # the program: folding the chain here, or letting XLA fold it, would store it as float.
+            return [self.jax.lax.optimization_barrier(self.jnp.asarray(v))
+                    if is_concrete(v) and np.asarray(v).dtype in (np.int8, np.uint8) else v for v in values]
         if name in CALLS:
             return self.call(symbol(op, "func" if name == "tf_device.cluster_func" else "f"), values)
         if name in REGIONS:
