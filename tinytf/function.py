@@ -30,12 +30,23 @@ from tinytf.errors import InvalidArgumentError, UnimplementedError
 from tinytf.framework import context
 from tinytf.framework.tensor_spec import TensorSpec
 from tinytf.framework.variables import Variable
+from tinytf.runtime import executor
 from tinytf.runtime.eager import EagerContext
 from tinytf.runtime.executor import Program
 from tinytf.runtime.tensor import Tensor, wrap
 from tinytf.runtime.tracing import SymbolicTensor, TracingContext
 
 _trace_ids = itertools.count(1)
+
+
+def _run_cluster(module, callee: str, arrays: list) -> list:
+    """Graph mode runs a tf_device.cluster_func's callee through XLA (JAX loads on first use)."""
+    from tinytf import xla
+
+    return xla.run_cluster(module, callee, arrays)
+
+
+executor.cluster_backend = _run_cluster
 
 
 # --- nested structures ---------------------------------------------------------------------------

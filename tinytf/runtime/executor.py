@@ -39,6 +39,11 @@ _WHILES = ("tf.While", "tf.StatelessWhile")
 _CASES = ("tf.Case", "tf.StatelessCase")
 
 
+# Runs a tf_device.cluster_func callee: (module, callee name, arrays) -> arrays. Installed by
+# tinytf.function, since the XLA backend sits above the runtime in the layer order.
+cluster_backend = None
+
+
 def op_name(op: Operation) -> str:
     """The op's real name (an unregistered op's ``name`` is ``builtin.unregistered``)."""
     name = getattr(op, "op_name", None)
@@ -198,13 +203,10 @@ class Program:
         if name == "tf_device.cluster_func":
             callee = _symbol(op, "func")
 
-            def cluster(args):  # a compiled cluster: the callee runs through XLA (JAX loads here)
-                try:
-                    from tinytf import xla
-                except ImportError:
-                    raise UnimplementedError("tf_device.cluster_func needs the XLA backend (tinytf.xla)",
-                                             name) from None
-                return xla.run_cluster(self.module, callee, args)
+            def cluster(args):  # a compiled cluster: the callee runs through the cluster backend (XLA)
+                if cluster_backend is None:
+                    raise UnimplementedError("tf_device.cluster_func needs the XLA backend (tinytf.xla)", name)
+                return cluster_backend(self.module, callee, args)
 
             return cluster
         if name in _CASES:
