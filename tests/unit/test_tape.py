@@ -430,3 +430,17 @@ def test_broadcast_reduction_with_unknown_dims():
     gx, gb = grads(tt.constant([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]), tt.constant([1.0, 10.0, 100.0]))
     close(gx, [[1.0, 10.0, 100.0], [1.0, 10.0, 100.0]])
     close(gb, [5.0, 7.0, 9.0])
+
+
+@pytest.mark.parametrize("use_function", [False, True])
+def test_gradient_of_a_broadcast_variable_has_the_variable_shape(use_function):
+    x = tt.constant(np.arange(8, dtype=np.float32).reshape(4, 2))
+    b = tt.Variable(np.zeros(1, np.float32))
+
+    def grad(x):
+        with tt.GradientTape() as tape:
+            loss = tt.reduce_mean(x * x + b)  # b is broadcast over all 8 elements
+        return tape.gradient(loss, b)
+
+    db = (tt.function(grad) if use_function else grad)(x)
+    np.testing.assert_allclose(db.numpy(), [1.0])

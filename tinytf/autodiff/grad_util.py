@@ -215,8 +215,8 @@ def reduce_to(dx, x):
     dims): the leading axes ``x`` lacks, and the axes where ``x`` has size 1. An axis where x's
     size is unknown is taken as not broadcast; the final reshape then reads x's shape at run time.
     """
-    if as_variable(x) is not None or getattr(x, "dtype", None) is dtypes.resource:
-        return dx
+    if getattr(x, "dtype", None) is dtypes.resource:
+        return dx  # a resource handle: ReadVariableOp's rule gives the value-shaped gradient
     xs, gs = static_shape(x), static_shape(dx)
     if xs == gs and (xs is None or None not in xs):
         return dx
