@@ -17,6 +17,7 @@ from tinytf import dtypes
 from tinytf.errors import InvalidArgumentError, UnimplementedError
 from tinytf.framework.tensor_spec import TensorSpec
 from tinytf.ops import conv as C
+from tinytf.ops import pooling as P
 
 RNG = np.random.default_rng(0)
 
@@ -284,16 +285,16 @@ def test_max_pool_and_grads_match_naive_loops(padding, ksize, strides, fmt):
     want = ref_pool(x, ksize, strides, pads, "max")
     attrs = pool_attrs(ksize, strides, padding, explicit, fmt)
     to, back = (lambda a: a, lambda a: a) if fmt == "NHWC" else (nchw, nhwc)
-    y = C.MaxPool.compute(np, to(x), **attrs)
+    y = P.MaxPool.compute(np, to(x), **attrs)
     np.testing.assert_array_equal(back(y), want)
-    assert C.MaxPool.infer(spec(to(x)), **attrs) == TensorSpec(y.shape, dtypes.float32)
+    assert P.MaxPool.infer(spec(to(x)), **attrs) == TensorSpec(y.shape, dtypes.float32)
     g = RNG.standard_normal(want.shape).astype(np.float32)
-    dx = C.MaxPoolGrad.compute(np, to(x), y, to(g), **attrs)
+    dx = P.MaxPoolGrad.compute(np, to(x), y, to(g), **attrs)
     np.testing.assert_allclose(back(dx), ref_max_pool_grad(x, g, ksize, strides, pads), rtol=1e-6, atol=1e-6)
-    assert C.MaxPoolGrad.infer(spec(to(x)), spec(y), spec(to(g)), **attrs) == TensorSpec(to(x).shape, dtypes.float32)
+    assert P.MaxPoolGrad.infer(spec(to(x)), spec(y), spec(to(g)), **attrs) == TensorSpec(to(x).shape, dtypes.float32)
     # MaxPoolGradGrad is the adjoint of MaxPoolGrad in its grad operand.
     gg = RNG.standard_normal(x.shape).astype(np.float32)
-    ggo = C.MaxPoolGradGrad.compute(np, to(x), y, to(gg), **attrs)
+    ggo = P.MaxPoolGradGrad.compute(np, to(x), y, to(gg), **attrs)
     assert ggo.shape == y.shape
     np.testing.assert_allclose(np.sum(back(ggo) * g), np.sum(back(dx) * gg), rtol=1e-4)
 
@@ -305,25 +306,25 @@ def test_avg_pool_and_grad_match_naive_loops(padding, ksize, strides, fmt):
     want = ref_pool(x, ksize, strides, pads, "avg")
     attrs = pool_attrs(ksize, strides, padding, None, fmt, with_explicit=False)
     to, back = (lambda a: a, lambda a: a) if fmt == "NHWC" else (nchw, nhwc)
-    y = C.AvgPool.compute(np, to(x), **attrs)
+    y = P.AvgPool.compute(np, to(x), **attrs)
     assert y.dtype == np.float32
     np.testing.assert_allclose(back(y), want, rtol=1e-5, atol=1e-6)
     g = RNG.standard_normal(want.shape)
-    dx = C.AvgPoolGrad.compute(np, np.asarray(to(x).shape, np.int32), to(g).astype(np.float32), **attrs)
+    dx = P.AvgPoolGrad.compute(np, np.asarray(to(x).shape, np.int32), to(g).astype(np.float32), **attrs)
     np.testing.assert_allclose(np.sum(back(dx) * x), np.sum(want * g), rtol=1e-4)
-    assert C.AvgPoolGrad.infer(spec(np.asarray(to(x).shape, np.int32)), spec(to(g).astype(np.float32)), **attrs) \
+    assert P.AvgPoolGrad.infer(spec(np.asarray(to(x).shape, np.int32)), spec(to(g).astype(np.float32)), **attrs) \
         == TensorSpec(to(x).shape, dtypes.float32)
 
 
 def test_max_pool_ties_go_to_the_first_maximum_and_ints_work():
     x = np.array([[1, 3], [3, 2]], np.int32).reshape(1, 2, 2, 1)
     attrs = dict(ksize=[1, 2, 2, 1], strides=[1, 2, 2, 1], padding="VALID", explicit_paddings=[], data_format="NHWC")
-    assert C.MaxPool.compute(np, x, **attrs).ravel().tolist() == [3]
-    dx = C.MaxPoolGrad.compute(np, x, np.array([[[[3]]]], np.int32), np.array([[[[5]]]], np.int32), **attrs)
+    assert P.MaxPool.compute(np, x, **attrs).ravel().tolist() == [3]
+    dx = P.MaxPoolGrad.compute(np, x, np.array([[[[3]]]], np.int32), np.array([[[[5]]]], np.int32), **attrs)
     assert dx.ravel().tolist() == [0, 5, 0, 0]
     neg = -np.ones((1, 3, 3, 1), np.float32)  # SAME padding never wins over negative values
     same = dict(attrs, padding="SAME", strides=[1, 1, 1, 1])
-    assert (C.MaxPool.compute(np, neg, **same) == -1).all()
+    assert (P.MaxPool.compute(np, neg, **same) == -1).all()
 
 
 BAD_POOL = [
@@ -345,10 +346,10 @@ BAD_MAX_POOL = [
 
 
 @pytest.mark.parametrize("cls,override,error,message",
-                         [(c, *b) for c in (C.MaxPool, C.AvgPool) for b in BAD_POOL] + [(C.MaxPool, *b) for b in BAD_MAX_POOL])
+                         [(c, *b) for c in (P.MaxPool, P.AvgPool) for b in BAD_POOL] + [(P.MaxPool, *b) for b in BAD_MAX_POOL])
 def test_pool_bad_input_raises(cls, override, error, message):
     attrs = dict(ksize=[1, 2, 2, 1], strides=[1, 1, 1, 1], padding="SAME", data_format="NHWC") | override
-    if cls is C.MaxPool:
+    if cls is P.MaxPool:
         attrs.setdefault("explicit_paddings", [])
     x = np.ones((1, 5, 5, 2), np.float32)
     with pytest.raises(error, match=message) as err:
@@ -361,16 +362,16 @@ def test_pool_bad_input_raises(cls, override, error, message):
 def test_pool_bad_rank_dtype_and_explicit_on_avg():
     attrs = dict(ksize=[1, 2, 2, 1], strides=[1, 1, 1, 1], padding="SAME", data_format="NHWC")
     with pytest.raises(InvalidArgumentError, match=r"input must be 4-dimensional, got shape \[5,5,2\]"):
-        C.AvgPool.infer(TensorSpec([5, 5, 2]), **attrs)
+        P.AvgPool.infer(TensorSpec([5, 5, 2]), **attrs)
     with pytest.raises(InvalidArgumentError, match="int32 is not supported"):
-        C.AvgPool.infer(TensorSpec([1, 5, 5, 2], dtypes.int32), **attrs)
+        P.AvgPool.infer(TensorSpec([1, 5, 5, 2], dtypes.int32), **attrs)
     with pytest.raises(InvalidArgumentError, match="invalid padding 'EXPLICIT'"):
-        C.AvgPool.infer(TensorSpec([1, 5, 5, 2]), **dict(attrs, padding="EXPLICIT"))
+        P.AvgPool.infer(TensorSpec([1, 5, 5, 2]), **dict(attrs, padding="EXPLICIT"))
     with pytest.raises(InvalidArgumentError, match=r"grad has shape \[1,3,3,2\], expected \[1,5,5,2\]"):
-        C.AvgPoolGrad.compute(np, np.asarray([1, 5, 5, 2]), np.ones((1, 3, 3, 2), np.float32), **attrs)
+        P.AvgPoolGrad.compute(np, np.asarray([1, 5, 5, 2]), np.ones((1, 3, 3, 2), np.float32), **attrs)
     x = np.ones((1, 5, 5, 2), np.float32)
     with pytest.raises(InvalidArgumentError, match="orig_output has shape"):
-        C.MaxPoolGrad.infer(spec(x), spec(x[:, :2]), spec(x), explicit_paddings=[], **attrs)
+        P.MaxPoolGrad.infer(spec(x), spec(x[:, :2]), spec(x), explicit_paddings=[], **attrs)
 
 
 # --- XLA lowerings against the numpy kernels ---------------------------------------------------
@@ -412,24 +413,24 @@ def test_pool_lowerings_match_numpy(padding, fmt):
     x = RNG.standard_normal((2, 7, 6, 3)).astype(np.float32)
     xin = x if fmt == "NHWC" else nchw(x)
     attrs = pool_attrs((3, 2), (2, 1), padding, ((1, 2), (1, 0)), fmt)
-    y = C.MaxPool.compute(np, xin, **attrs)
-    np.testing.assert_array_equal(np.asarray(C.MaxPool.lower(jnp.asarray(xin), **attrs)), y)
+    y = P.MaxPool.compute(np, xin, **attrs)
+    np.testing.assert_array_equal(np.asarray(P.MaxPool.lower(jnp.asarray(xin), **attrs)), y)
     g = RNG.standard_normal(y.shape).astype(np.float32)
-    np.testing.assert_allclose(np.asarray(C.MaxPoolGrad.lower(jnp.asarray(xin), jnp.asarray(y), jnp.asarray(g),
+    np.testing.assert_allclose(np.asarray(P.MaxPoolGrad.lower(jnp.asarray(xin), jnp.asarray(y), jnp.asarray(g),
                                                               **attrs)),
-                               C.MaxPoolGrad.compute(np, xin, y, g, **attrs), rtol=1e-6)
+                               P.MaxPoolGrad.compute(np, xin, y, g, **attrs), rtol=1e-6)
     gg = RNG.standard_normal(xin.shape).astype(np.float32)
-    np.testing.assert_allclose(np.asarray(C.MaxPoolGradGrad.lower(jnp.asarray(xin), jnp.asarray(y), jnp.asarray(gg),
+    np.testing.assert_allclose(np.asarray(P.MaxPoolGradGrad.lower(jnp.asarray(xin), jnp.asarray(y), jnp.asarray(gg),
                                                                   **attrs)),
-                               C.MaxPoolGradGrad.compute(np, xin, y, gg, **attrs), rtol=1e-6)
+                               P.MaxPoolGradGrad.compute(np, xin, y, gg, **attrs), rtol=1e-6)
     if padding == "EXPLICIT":
         return
     attrs.pop("explicit_paddings")
-    y = C.AvgPool.compute(np, xin, **attrs)
-    np.testing.assert_allclose(np.asarray(C.AvgPool.lower(jnp.asarray(xin), **attrs)), y, rtol=1e-5, atol=1e-6)
+    y = P.AvgPool.compute(np, xin, **attrs)
+    np.testing.assert_allclose(np.asarray(P.AvgPool.lower(jnp.asarray(xin), **attrs)), y, rtol=1e-5, atol=1e-6)
     sizes = np.asarray(xin.shape, np.int32)
-    np.testing.assert_allclose(np.asarray(C.AvgPoolGrad.lower(sizes, jnp.asarray(g), **attrs)),
-                               C.AvgPoolGrad.compute(np, sizes, g, **attrs), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(np.asarray(P.AvgPoolGrad.lower(sizes, jnp.asarray(g), **attrs)),
+                               P.AvgPoolGrad.compute(np, sizes, g, **attrs), rtol=1e-5, atol=1e-6)
 
 
 # --- public functions, eagerly and in graph mode; gradients ------------------------------------
@@ -585,7 +586,7 @@ def test_oversized_buffers_are_refused_before_allocating():
 def test_every_op_in_the_module_has_its_rules():
     from tinytf.framework.op import REGISTRY
 
-    ops = [cls for cls in REGISTRY.values() if cls.__module__ == C.__name__]
+    ops = [cls for cls in REGISTRY.values() if cls.__module__ in (C.__name__, P.__name__)]
     assert len(ops) == 11
     for cls in ops:
         assert callable(cls.infer) and callable(cls.compute) and callable(cls.lower) and callable(cls.grad), cls.name
@@ -616,12 +617,12 @@ def test_random_shapes_and_attributes_raise_only_tinytf_errors(data):
         lambda: C.DepthwiseConv2dNative.compute(np, x, w, **conv),
         lambda: C.Conv2DBackpropInput.compute(np, np.asarray(xshape), w, x, use_cudnn_on_gpu=True, **conv),
         lambda: C.Conv2DBackpropFilter.compute(np, x, np.asarray(wshape), x, use_cudnn_on_gpu=True, **conv),
-        lambda: C.MaxPool.compute(np, x, explicit_paddings=explicit, **pool),
-        lambda: C.AvgPool.compute(np, x, **pool),
-        lambda: C.MaxPoolGrad.compute(np, x, x, x, explicit_paddings=explicit, **pool),
-        lambda: C.AvgPoolGrad.compute(np, np.asarray(xshape), x, **pool),
+        lambda: P.MaxPool.compute(np, x, explicit_paddings=explicit, **pool),
+        lambda: P.AvgPool.compute(np, x, **pool),
+        lambda: P.MaxPoolGrad.compute(np, x, x, x, explicit_paddings=explicit, **pool),
+        lambda: P.AvgPoolGrad.compute(np, np.asarray(xshape), x, **pool),
         lambda: C.Conv2D.infer(spec(x), spec(w), use_cudnn_on_gpu=True, **conv),
-        lambda: C.MaxPool.infer(spec(x), explicit_paddings=explicit, **pool),
+        lambda: P.MaxPool.infer(spec(x), explicit_paddings=explicit, **pool),
     ]
     for call in calls:
         try:

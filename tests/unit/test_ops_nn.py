@@ -13,7 +13,9 @@ import tinytf as tt
 from tinytf import dtypes
 from tinytf.errors import InvalidArgumentError
 from tinytf.framework.tensor_spec import TensorSpec
+from tinytf.ops import activation_grads as ag
 from tinytf.ops import nn
+from tinytf.ops import softmax as sm
 
 RNG = np.random.default_rng(1)
 SCALE, ALPHA = 1.0507009873554805, 1.6732632423543772
@@ -74,11 +76,11 @@ def numeric_derivative(f, x, h=1e-6):
 
 # (gradient op, forward reference, second operand from x: the input or the output, attrs)
 GRAD_OPS = [
-    (nn.Relu6Grad, lambda x: np.clip(x, 0, 6), "input", {}),
-    (nn.EluGrad, lambda x: np.where(x > 0, x, np.expm1(x)), "output", {}),
-    (nn.SeluGrad, lambda x: SCALE * np.where(x > 0, x, ALPHA * np.expm1(x)), "output", {}),
-    (nn.SoftplusGrad, lambda x: np.logaddexp(0, x), "input", {}),
-    (nn.LeakyReluGrad, lambda x: np.where(x > 0, x, 0.3 * np.float32(0.3) / 0.3 * x), "input", {"alpha": 0.3}),
+    (ag.Relu6Grad, lambda x: np.clip(x, 0, 6), "input", {}),
+    (ag.EluGrad, lambda x: np.where(x > 0, x, np.expm1(x)), "output", {}),
+    (ag.SeluGrad, lambda x: SCALE * np.where(x > 0, x, ALPHA * np.expm1(x)), "output", {}),
+    (ag.SoftplusGrad, lambda x: np.logaddexp(0, x), "input", {}),
+    (ag.LeakyReluGrad, lambda x: np.where(x > 0, x, 0.3 * np.float32(0.3) / 0.3 * x), "input", {"alpha": 0.3}),
 ]
 
 
@@ -99,11 +101,11 @@ def test_gradient_ops_are_the_derivatives(cls, ref, operand, attrs):
 
 def test_gradient_op_operand_names_follow_tensorflow():
     names = lambda cls: [n for n, _ in cls.get_irdl_definition().operands]  # noqa: E731
-    assert names(nn.EluGrad) == names(nn.SeluGrad) == ["gradients", "outputs"]
-    assert names(nn.Relu6Grad) == names(nn.SoftplusGrad) == names(nn.LeakyReluGrad) == ["gradients", "features"]
+    assert names(ag.EluGrad) == names(ag.SeluGrad) == ["gradients", "outputs"]
+    assert names(ag.Relu6Grad) == names(ag.SoftplusGrad) == names(ag.LeakyReluGrad) == ["gradients", "features"]
     assert names(nn.Relu) == names(nn.LeakyRelu) == ["features"]
-    assert names(nn.SparseSoftmaxCrossEntropyWithLogits) == ["features", "labels"]
-    assert [n for n, _ in nn.SparseSoftmaxCrossEntropyWithLogits.get_irdl_definition().results] == ["loss", "backprop"]
+    assert names(sm.SparseSoftmaxCrossEntropyWithLogits) == ["features", "labels"]
+    assert [n for n, _ in sm.SparseSoftmaxCrossEntropyWithLogits.get_irdl_definition().results] == ["loss", "backprop"]
 
 
 # --- softmax family ----------------------------------------------------------------------------
@@ -113,16 +115,16 @@ def test_gradient_op_operand_names_follow_tensorflow():
 def test_softmax_and_log_softmax(shape, dtype):
     x = (RNG.standard_normal(shape) * 30).astype(dtype)
     x.flat[:1] = 1000  # large logits must not overflow
-    got = nn.Softmax.compute(np, x)
+    got = sm.Softmax.compute(np, x)
     np.testing.assert_allclose(got, softmax_ref(x.astype(np.float64)), rtol=2e-6, atol=1e-30)
-    np.testing.assert_allclose(nn.LogSoftmax.compute(np, x), log_softmax_ref(x.astype(np.float64)), rtol=2e-6,
+    np.testing.assert_allclose(sm.LogSoftmax.compute(np, x), log_softmax_ref(x.astype(np.float64)), rtol=2e-6,
                                atol=1e-5)
     assert got.dtype == dtype and np.isfinite(got).all()
-    assert nn.Softmax.infer(TensorSpec(shape, dtypes.as_dtype(dtype))) == TensorSpec(shape, dtypes.as_dtype(dtype))
+    assert sm.Softmax.infer(TensorSpec(shape, dtypes.as_dtype(dtype))) == TensorSpec(shape, dtypes.as_dtype(dtype))
 
 
 def test_softmax_bad_input():
-    for cls in (nn.Softmax, nn.LogSoftmax):
+    for cls in (sm.Softmax, sm.LogSoftmax):
         with pytest.raises(InvalidArgumentError, match=rf"{cls.name}: logits must have >= 1 dimension, got \[\]"):
             cls.infer(TensorSpec(()))
         with pytest.raises(InvalidArgumentError, match=f"{cls.name}: input of dtype int32"):
@@ -132,12 +134,12 @@ def test_softmax_bad_input():
 def test_sparse_softmax_cross_entropy():
     f = RNG.standard_normal((4, 5)).astype(np.float32) * 3
     labels = np.array([0, 4, 2, 2], np.int64)
-    loss, backprop = nn.SparseSoftmaxCrossEntropyWithLogits.compute(np, f, labels)
+    loss, backprop = sm.SparseSoftmaxCrossEntropyWithLogits.compute(np, f, labels)
     f64 = f.astype(np.float64)
     np.testing.assert_allclose(loss, -log_softmax_ref(f64)[np.arange(4), labels], rtol=1e-6)
     np.testing.assert_allclose(backprop, softmax_ref(f64) - np.eye(5)[labels], atol=1e-7)
     assert loss.dtype == backprop.dtype == np.float32
-    out = nn.SparseSoftmaxCrossEntropyWithLogits.infer(TensorSpec([4, None]), TensorSpec([None], dtypes.int32))
+    out = sm.SparseSoftmaxCrossEntropyWithLogits.infer(TensorSpec([4, None]), TensorSpec([None], dtypes.int32))
     assert out == [TensorSpec([4]), TensorSpec([4, None])]
 
 
@@ -146,12 +148,12 @@ def test_sparse_softmax_cross_entropy_rejects_out_of_range_labels(labels, bad):
     f = np.zeros((3, 5), np.float32)
     message = rf"Received a label value of {bad} which is outside the valid range of \[0, 5\)"
     with pytest.raises(InvalidArgumentError, match=message) as err:
-        nn.SparseSoftmaxCrossEntropyWithLogits.compute(np, f, np.array(labels, np.int32))
+        sm.SparseSoftmaxCrossEntropyWithLogits.compute(np, f, np.array(labels, np.int32))
     assert err.value.op == "tf.SparseSoftmaxCrossEntropyWithLogits"
 
 
 def test_sparse_softmax_cross_entropy_bad_shapes():
-    op = nn.SparseSoftmaxCrossEntropyWithLogits
+    op = sm.SparseSoftmaxCrossEntropyWithLogits
     with pytest.raises(InvalidArgumentError, match=r"logits must be 2-D, but got shape \[4\]"):
         op.infer(TensorSpec([4]), TensorSpec([4], dtypes.int32))
     with pytest.raises(InvalidArgumentError, match=r"labels must be 1-D, but got shape \[4,1\]"):
@@ -166,22 +168,22 @@ def test_sparse_softmax_cross_entropy_bad_shapes():
 def test_softmax_cross_entropy_broadcasts():
     f = RNG.standard_normal((4, 5))
     labels = softmax_ref(RNG.standard_normal((1, 5)))
-    loss, backprop = nn.SoftmaxCrossEntropyWithLogits.compute(np, f, labels)
+    loss, backprop = sm.SoftmaxCrossEntropyWithLogits.compute(np, f, labels)
     np.testing.assert_allclose(loss, -(labels * log_softmax_ref(f)).sum(-1), rtol=1e-12)
     np.testing.assert_allclose(backprop, softmax_ref(f) - labels, atol=1e-15)
-    assert nn.SoftmaxCrossEntropyWithLogits.infer(TensorSpec([4, 5]), TensorSpec([1, 5])) == \
+    assert sm.SoftmaxCrossEntropyWithLogits.infer(TensorSpec([4, 5]), TensorSpec([1, 5])) == \
         [TensorSpec([4]), TensorSpec([4, 5])]
     with pytest.raises(InvalidArgumentError, match=r"incompatible shapes \[4,5\] and \[4,3\]"):
-        nn.SoftmaxCrossEntropyWithLogits.infer(TensorSpec([4, 5]), TensorSpec([4, 3]))
+        sm.SoftmaxCrossEntropyWithLogits.infer(TensorSpec([4, 5]), TensorSpec([4, 3]))
     with pytest.raises(InvalidArgumentError, match=r"labels must be 2-dimensional, but got shape \[5\]"):
-        nn.SoftmaxCrossEntropyWithLogits.infer(TensorSpec([4, 5]), TensorSpec([5]))
+        sm.SoftmaxCrossEntropyWithLogits.infer(TensorSpec([4, 5]), TensorSpec([5]))
 
 
 def test_cross_entropy_under_jax_gives_nan_for_bad_labels():
     import jax.numpy as jnp
 
     f = np.zeros((2, 3), np.float32)
-    loss, backprop = nn.SparseSoftmaxCrossEntropyWithLogits.compute(jnp, jnp.asarray(f), jnp.asarray([1, 3]))
+    loss, backprop = sm.SparseSoftmaxCrossEntropyWithLogits.compute(jnp, jnp.asarray(f), jnp.asarray([1, 3]))
     loss, backprop = np.asarray(loss), np.asarray(backprop)
     np.testing.assert_allclose(loss[0], np.log(3), rtol=1e-6)
     assert np.isnan(loss[1]) and np.isnan(backprop[1]).all() and not np.isnan(backprop[0]).any()
@@ -328,10 +330,10 @@ def test_compute_under_jax_numpy_matches_numpy():
     x = (RNG.standard_normal((3, 5)) * 8).astype(np.float32)
     g = RNG.standard_normal((3, 5)).astype(np.float32)
     cases = [(cls, (x,), attrs) for cls, _, attrs in ACTIVATIONS]
-    cases += [(cls, (g, x), attrs) for cls, _, _, attrs in GRAD_OPS] + [(nn.ReluGrad, (g, x), {})]
-    cases += [(nn.Softmax, (x,), {}), (nn.LogSoftmax, (x,), {}), (nn.BiasAdd, (x, g[0]), {"data_format": "NHWC"}),
-              (nn.SparseSoftmaxCrossEntropyWithLogits, (x, np.array([0, 4, 2], np.int32)), {}),
-              (nn.SoftmaxCrossEntropyWithLogits, (x, softmax_ref(g).astype(np.float32)), {})]
+    cases += [(cls, (g, x), attrs) for cls, _, _, attrs in GRAD_OPS] + [(ag.ReluGrad, (g, x), {})]
+    cases += [(sm.Softmax, (x,), {}), (sm.LogSoftmax, (x,), {}), (nn.BiasAdd, (x, g[0]), {"data_format": "NHWC"}),
+              (sm.SparseSoftmaxCrossEntropyWithLogits, (x, np.array([0, 4, 2], np.int32)), {}),
+              (sm.SoftmaxCrossEntropyWithLogits, (x, softmax_ref(g).astype(np.float32)), {})]
     for cls, args, attrs in cases:
         want = cls.compute(np, *args, **attrs)
         got = cls.compute(jnp, *[jnp.asarray(a) for a in args], **attrs)
@@ -343,7 +345,7 @@ def test_compute_under_jax_numpy_matches_numpy():
 def test_every_op_in_the_module_has_its_rules():
     from tinytf.framework.op import REGISTRY
 
-    ops = [cls for cls in REGISTRY.values() if cls.__module__ == nn.__name__]
+    ops = [cls for cls in REGISTRY.values() if cls.__module__ in (nn.__name__, ag.__name__, sm.__name__)]
     assert {cls.name for cls in ops} >= {"tf.Relu6", "tf.Elu", "tf.Selu", "tf.Softplus", "tf.LeakyRelu", "tf.Softmax",
                                          "tf.LogSoftmax", "tf.SparseSoftmaxCrossEntropyWithLogits",
                                          "tf.SoftmaxCrossEntropyWithLogits", "tf.Relu6Grad", "tf.EluGrad",
@@ -365,10 +367,10 @@ def test_random_inputs_raise_only_tinytf_errors(fshape, lshape, dtype, label):
     """The checked path (shape rule on the values, then compute) raises tinytf errors or succeeds."""
     f = np.ones(fshape, dtype)
     lab = np.full(lshape, label, np.int32 if dtype in ("float32", "float64") else dtype)
-    cases = [(cls, (f,)) for cls in (nn.Softmax, nn.LogSoftmax, nn.Elu, nn.Softplus, nn.Relu6)]
-    cases += [(nn.SparseSoftmaxCrossEntropyWithLogits, (f, lab)), (nn.SoftmaxCrossEntropyWithLogits, (f, lab)),
-              (nn.SoftmaxCrossEntropyWithLogits, (f, lab.astype(f.dtype))), (nn.EluGrad, (f, lab)),
-              (nn.LeakyReluGrad, (f, f))]
+    cases = [(cls, (f,)) for cls in (sm.Softmax, sm.LogSoftmax, nn.Elu, nn.Softplus, nn.Relu6)]
+    cases += [(sm.SparseSoftmaxCrossEntropyWithLogits, (f, lab)), (sm.SoftmaxCrossEntropyWithLogits, (f, lab)),
+              (sm.SoftmaxCrossEntropyWithLogits, (f, lab.astype(f.dtype))), (ag.EluGrad, (f, lab)),
+              (ag.LeakyReluGrad, (f, f))]
     for cls, arrays in cases:
         attrs = cls.complete_attrs({})
         try:

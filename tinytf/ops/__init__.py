@@ -3,6 +3,7 @@
 Importing this package registers every op in ``tinytf.framework.op.REGISTRY``.
 """
 from tinytf.ops import (  # noqa: F401
+    activation_grads,
     array,
     comparison,
     control_flow,
@@ -13,12 +14,14 @@ from tinytf.ops import (  # noqa: F401
     linalg,
     math,
     nn,
+    pooling,
     reduction,
     ref_variables,
     resource,
     scan,
     shape,
     slicing,
+    softmax,
     tf_device,
     training,
     transcendental,

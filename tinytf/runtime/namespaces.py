@@ -34,9 +34,11 @@ MODULE_NAMESPACES = {
     "control_flow": ("top",),
     "nn": ("nn",),
     "conv": ("nn",),
+    "pooling": ("nn",),
+    "softmax": ("nn",),
 }
 # Modules of the ops package that hold no public op functions.
-NOT_OP_MODULES = {"base", "type_lists", "resource", "functional", "tf_device"}
+NOT_OP_MODULES = {"base", "type_lists", "resource", "functional", "tf_device", "op_functions", "activation_grads"}
 
 
 def op_modules() -> list:
