@@ -1,1 +1,494 @@
-"""Shape ops: Reshape, Squeeze, ExpandDims, Shape, Size, Rank, BroadcastTo, Transpose."""
+"""Shape ops: Reshape, Squeeze, ExpandDims, Shape, Size, Rank, BroadcastTo, Transpose (and
+InvertPermutation, which Transpose's gradient uses).
+
+    %y = "tf.Reshape"(%x, %shape) : (tensor<3x4xf32>, tensor<2xi32>) -> tensor<2x6xf32>
+    %t = "tf.Transpose"(%x, %perm) : (tensor<3x4xf32>, tensor<2xi32>) -> tensor<4x3xf32>
+    %s = "tf.Squeeze"(%b) <{squeeze_dims = []}> : (tensor<1x1x1x8xf32>) -> tensor<8xf32>
+
+Operands that describe shapes (shape, dim, perm) are tensors; a shape rule uses their values when
+they are known (eagerly, or constants) and leaves dims unknown (``None``) otherwise.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from xdsl.irdl import operand_def, result_def, traits_def
+from xdsl.traits import Pure
+
+from tinytf import dtypes
+from tinytf.errors import InvalidArgumentError, UnimplementedError
+from tinytf.framework import tf_types
+from tinytf.framework.attributes import attr, derived
+from tinytf.framework.op import NotDifferentiable, Op, register
+from tinytf.framework.tensor_spec import TensorSpec
+from tinytf.ops.array import (
+    check_index,
+    const_value,
+    constant,
+    folding,
+    guard_allocation,
+    index_operand,
+    is_python_value,
+    shape_from_operand,
+)
+from tinytf.ops.base import fmt_shape
+
+
+def _known(shape) -> bool:
+    return shape is not None and all(d is not None for d in shape)
+
+
+def reshape_dims(op_name: str, in_shape, sizes) -> tuple:
+    """The output shape of reshaping ``in_shape`` to ``sizes`` (one -1 allowed), as TensorFlow."""
+    unknown, product, has_zero = -1, 1, False
+    for i, size in enumerate(sizes):
+        if size == -1:
+            if unknown != -1:
+                raise InvalidArgumentError(
+                    f"{op_name}: Only one input size may be -1, not both {unknown} and {i}", op_name)
+            unknown = i
+        elif size < 0:
+            raise InvalidArgumentError(f"{op_name}: Size {i} must be non-negative, not {size}", op_name)
+        elif size == 0:
+            has_zero = True  # left out of the product so the -1 dim can still be inferred
+        else:
+            product *= size
+    out = list(sizes)
+    if not _known(in_shape):
+        if unknown != -1:
+            out[unknown] = None
+        return tuple(out)
+    count = math.prod(in_shape)
+    if unknown != -1:
+        # As TensorFlow: zero-size input dims are left out when the target has a zero dim too.
+        elements = math.prod(d for d in in_shape if d > 0 or not has_zero)
+        input_has_zero = has_zero and any(d == 0 for d in in_shape)
+        missing = elements // product
+        if not input_has_zero and product * missing != elements:
+            raise InvalidArgumentError(
+                f"{op_name}: Input to reshape is a tensor with {count} values, but the requested shape "
+                f"requires a multiple of {product} (input shape {fmt_shape(in_shape)}, requested {list(sizes)})",
+                op_name)
+        out[unknown] = missing
+    if math.prod(out) != count:
+        raise InvalidArgumentError(
+            f"{op_name}: Input to reshape is a tensor with {count} values, but the requested shape has "
+            f"{math.prod(out)} (input shape {fmt_shape(in_shape)}, requested {list(sizes)})", op_name)
+    return tuple(out)
+
+
+@register
+class Reshape(Op):
+    """``tensor`` with the dims in ``shape`` (one of them may be -1: whatever is left).
+
+    %y = "tf.Reshape"(%x, %shape) : (tensor<3x4xf32>, tensor<2xi32>) -> tensor<2x6xf32>
+    """
+
+    name = "tf.Reshape"
+    tensor = operand_def()
+    shape = operand_def()
+    output = result_def()
+    traits = traits_def(Pure())
+
+    @classmethod
+    @folding
+    def infer(cls, tensor, shape):
+        check_index(cls.name, shape, "shape")
+        if shape.shape is not None and len(shape.shape) > 1:  # (a scalar is TensorFlow's legacy 1-D shape)
+            raise InvalidArgumentError(f"{cls.name}: sizes input must be 1-D, not {fmt_shape(shape.shape)}",
+                                       cls.name)
+        value = const_value(shape)
+        if value is None:
+            n = None if shape.shape is None else (shape.shape[0] if shape.shape else 1)
+            return TensorSpec(None if n is None else (None,) * n, tensor.dtype)
+        return TensorSpec(reshape_dims(cls.name, tensor.shape, [int(v) for v in value.reshape(-1)]), tensor.dtype)
+
+    @classmethod
+    def compute(cls, xp, tensor, shape):
+        return xp.reshape(tensor, reshape_dims(cls.name, tensor.shape, [int(v) for v in np.reshape(shape, -1)]))
+
+    @staticmethod
+    def grad(op, dy):  # Given upstream grad U and y = reshape(x, s): dx = reshape(U, shape(x))
+        return [reshape(dy, shape_of(op.inputs[0])), None]
+
+
+def reshape(tensor, shape, name=None):
+    return Reshape.bind(tensor, index_operand(shape))
+
+
+def _squeezed_axes(op_name: str, shape, squeeze_dims):
+    """The axes Squeeze removes, or None when that depends on unknown dims."""
+    rank = len(shape)
+    axes = set()
+    for d in squeeze_dims:
+        if not -rank <= d < rank:
+            raise InvalidArgumentError(
+                f"{op_name}: Tried to squeeze dim index {d} for tensor with {rank} dimensions.", op_name)
+        axes.add(d % rank)
+    for d in sorted(axes):
+        if shape[d] is not None and shape[d] != 1:
+            raise InvalidArgumentError(
+                f"{op_name}: Can not squeeze dim[{d}], expected a dimension of 1, got {shape[d]} "
+                f"(shape {fmt_shape(shape)})", op_name)
+    if squeeze_dims:
+        return sorted(axes)
+    if any(d is None for d in shape):
+        return None  # which dims are 1 is not known yet
+    return [i for i, d in enumerate(shape) if d == 1]
+
+
+@register
+class Squeeze(Op):
+    """Removes size-1 dims: those in ``squeeze_dims``, or all of them when it is empty.
+
+    %y = "tf.Squeeze"(%x) <{squeeze_dims = [0]}> : (tensor<1x4xf32>) -> tensor<4xf32>
+    """
+
+    name = "tf.Squeeze"
+    input = operand_def()
+    output = result_def()
+    squeeze_dims = attr((), kind="ints")
+    traits = traits_def(Pure())
+
+    @classmethod
+    @folding
+    def infer(cls, input, *, squeeze_dims):
+        if input.shape is None:
+            return TensorSpec(None, input.dtype)
+        axes = _squeezed_axes(cls.name, input.shape, squeeze_dims)
+        if axes is None:
+            return TensorSpec(None, input.dtype)
+        return TensorSpec(tuple(d for i, d in enumerate(input.shape) if i not in axes), input.dtype)
+
+    @classmethod
+    def compute(cls, xp, input, *, squeeze_dims):
+        axes = _squeezed_axes(cls.name, input.shape, squeeze_dims)
+        return xp.reshape(input, tuple(d for i, d in enumerate(input.shape) if i not in axes))
+
+    @staticmethod
+    def grad(op, dy):  # Given upstream grad U and y = squeeze(x): dx = reshape(U, shape(x))
+        return [reshape(dy, shape_of(op.inputs[0]))]
+
+
+def squeeze(input, axis=None, name=None):
+    axis = () if axis is None else (axis,) if isinstance(axis, int) else tuple(int(a) for a in axis)
+    return Squeeze.bind(input, squeeze_dims=axis)
+
+
+def _expand_axis(op_name: str, dim, rank: int | None):
+    value = np.asarray(dim).reshape(-1)
+    if value.size != 1:
+        raise InvalidArgumentError(f"{op_name}: 'dim' must be a tensor with a single value, got {value.size}",
+                                   op_name)
+    d = int(value[0])
+    if rank is not None:
+        if not -rank - 1 <= d <= rank:
+            raise InvalidArgumentError(
+                f"{op_name}: Tried to expand dim index {d} for tensor with {rank} dimensions.", op_name)
+        d = d + rank + 1 if d < 0 else d
+    return d
+
+
+@register
+class ExpandDims(Op):
+    """Inserts a size-1 dim at index ``dim`` (negative counts from the end).
+
+    %y = "tf.ExpandDims"(%x, %dim) : (tensor<4xf32>, tensor<i32>) -> tensor<1x4xf32>
+    """
+
+    name = "tf.ExpandDims"
+    input = operand_def()
+    dim = operand_def()
+    output = result_def()
+    traits = traits_def(Pure())
+
+    @classmethod
+    @folding
+    def infer(cls, input, dim):
+        check_index(cls.name, dim, "dim")
+        value = const_value(dim)
+        if input.shape is None:
+            if value is not None:
+                _expand_axis(cls.name, value, None)
+            return TensorSpec(None, input.dtype)
+        if value is None:
+            return TensorSpec((None,) * (len(input.shape) + 1), input.dtype)
+        d = _expand_axis(cls.name, value, len(input.shape))
+        return TensorSpec(input.shape[:d] + (1,) + input.shape[d:], input.dtype)
+
+    @classmethod
+    def compute(cls, xp, input, dim):
+        return xp.expand_dims(input, _expand_axis(cls.name, dim, input.ndim))
+
+    @staticmethod
+    def grad(op, dy):  # Given upstream grad U and y = expand_dims(x, d): dx = reshape(U, shape(x))
+        return [reshape(dy, shape_of(op.inputs[0])), None]
+
+
+def expand_dims(input, axis, name=None):
+    return ExpandDims.bind(input, index_operand(axis))
+
+
+# --- Shape, Size, Rank -----------------------------------------------------------------------
+
+def _out_type(op_name: str, out_type):
+    out_type = dtypes.as_dtype(out_type)
+    if out_type not in (dtypes.int32, dtypes.int64):
+        raise InvalidArgumentError(f"{op_name}: out_type must be int32 or int64, got {out_type.name}", op_name)
+    return out_type
+
+
+def _result_type(op):
+    return tf_types.dtype_of(op.results[0].type)
+
+
+@register
+class Shape(Op):
+    """The shape of ``input`` as a vector.  %s = "tf.Shape"(%x) : (tensor<2x?xf32>) -> tensor<2xi32>"""
+
+    name = "tf.Shape"
+    input = operand_def()
+    output = result_def()
+    out_type = derived("type", _result_type, default=dtypes.int32)
+    traits = traits_def(Pure(), NotDifferentiable())
+
+    @classmethod
+    def infer(cls, input, *, out_type):
+        out_type = _out_type(cls.name, out_type)
+        if input.shape is None:
+            return TensorSpec((None,), out_type)
+        value = np.asarray(input.shape, out_type.np) if _known(input.shape) else None
+        return TensorSpec((len(input.shape),), out_type, value=value)
+
+    @staticmethod
+    def compute(xp, input, *, out_type):
+        return xp.asarray(np.asarray(input.shape, dtypes.as_dtype(out_type).np))
+
+
+def shape(input, out_type=dtypes.int32, name=None):
+    return Shape.bind(input, out_type=dtypes.as_dtype(out_type))
+
+
+shape_of = shape  # for gradient rules, where ``shape`` is often a local name
+
+
+@register
+class Size(Op):
+    """The number of elements of ``input``.  %n = "tf.Size"(%x) : (tensor<2x3xf32>) -> tensor<i32>"""
+
+    name = "tf.Size"
+    input = operand_def()
+    output = result_def()
+    out_type = derived("type", _result_type, default=dtypes.int32)
+    traits = traits_def(Pure(), NotDifferentiable())
+
+    @classmethod
+    def infer(cls, input, *, out_type):
+        out_type = _out_type(cls.name, out_type)
+        if not _known(input.shape):
+            return TensorSpec((), out_type)
+        count = math.prod(input.shape)
+        if count > np.iinfo(out_type.np).max:
+            raise InvalidArgumentError(f"{cls.name}: {count} elements do not fit in {out_type.name}", cls.name)
+        return TensorSpec((), out_type, value=np.asarray(count, out_type.np))
+
+    @staticmethod
+    def compute(xp, input, *, out_type):
+        return xp.asarray(np.asarray(math.prod(input.shape), dtypes.as_dtype(out_type).np))
+
+
+def size(input, out_type=dtypes.int32, name=None):
+    return Size.bind(input, out_type=dtypes.as_dtype(out_type))
+
+
+@register
+class Rank(Op):
+    """The number of dims of ``input``.  %r = "tf.Rank"(%x) : (tensor<2x3xf32>) -> tensor<i32>"""
+
+    name = "tf.Rank"
+    input = operand_def()
+    output = result_def()
+    traits = traits_def(Pure(), NotDifferentiable())
+
+    @staticmethod
+    def infer(input):
+        value = None if input.shape is None else np.asarray(len(input.shape), np.int32)
+        return TensorSpec((), dtypes.int32, value=value)
+
+    @staticmethod
+    def compute(xp, input):
+        return xp.asarray(np.asarray(input.ndim, np.int32))
+
+
+def rank(input, name=None):
+    return Rank.bind(input)
+
+
+# --- BroadcastTo, Transpose ------------------------------------------------------------------
+
+def broadcast_to_shape(op_name: str, in_shape, target):
+    """``target``, after checking ``in_shape`` broadcasts to it (dims of 1 stretch, from the right)."""
+    if in_shape is None or target is None:
+        return target
+    ok = len(in_shape) <= len(target) and all(
+        a is None or b is None or a == 1 or a == b for a, b in zip(reversed(in_shape), reversed(target)))
+    if not ok:
+        raise InvalidArgumentError(
+            f"{op_name}: Unable to broadcast tensor of shape {fmt_shape(in_shape)} to tensor of shape "
+            f"{fmt_shape(target)}", op_name)
+    return target
+
+
+@register
+class BroadcastTo(Op):
+    """``input`` broadcast to ``shape``.
+
+    %y = "tf.BroadcastTo"(%x, %shape) : (tensor<3xf32>, tensor<2xi32>) -> tensor<2x3xf32>
+    """
+
+    name = "tf.BroadcastTo"
+    input = operand_def()
+    shape = operand_def()
+    output = result_def()
+    traits = traits_def(Pure())
+
+    @classmethod
+    @folding
+    def infer(cls, input, shape):
+        target = broadcast_to_shape(cls.name, input.shape, shape_from_operand(cls.name, shape))
+        guard_allocation(cls.name, target, input.dtype)
+        return TensorSpec(target, input.dtype)
+
+    @classmethod
+    def compute(cls, xp, input, shape):
+        target = tuple(int(d) for d in shape)
+        broadcast_to_shape(cls.name, input.shape, target)
+        return xp.array(xp.broadcast_to(input, target))  # a copy: a broadcast view aliases its elements
+
+    @staticmethod
+    def grad(op, dy):  # Given upstream grad U and y = broadcast_to(x, s): dx = U (the tape sums to x's shape)
+        return [dy, None]
+
+
+def broadcast_to(input, shape, name=None):
+    return BroadcastTo.bind(input, index_operand(shape))
+
+
+def check_permutation(op_name: str, perm, rank: int) -> list[int]:
+    """``perm`` as a list of axes in [0, rank) (negative ones count from the end), as TensorFlow."""
+    perm = [int(p) for p in np.asarray(perm).reshape(-1)]
+    if len(perm) != rank:
+        raise InvalidArgumentError(
+            f"{op_name}: transpose expects a vector of size {rank}. But input(1) is a vector of size {len(perm)}",
+            op_name)
+    out = []
+    for p in perm:
+        if not -rank <= p < rank:
+            raise InvalidArgumentError(f"{op_name}: {p} is out of range [0 .. {rank})", op_name)
+        out.append(p % rank)
+    for d in range(rank):
+        if d not in out:
+            raise InvalidArgumentError(f"{op_name}: {d} is missing from {{{','.join(map(str, perm))}}}.", op_name)
+    return out
+
+
+
+@register
+class Transpose(Op):
+    """Permutes the dims of ``x``: output dim i is input dim perm[i].
+
+    %y = "tf.Transpose"(%x, %perm) : (tensor<3x4xf32>, tensor<2xi32>) -> tensor<4x3xf32>
+    """
+
+    name = "tf.Transpose"
+    x = operand_def()
+    perm = operand_def()
+    y = result_def()
+    traits = traits_def(Pure())
+
+    @classmethod
+    @folding
+    def infer(cls, x, perm):
+        check_index(cls.name, perm, "perm", rank=1)
+        value = const_value(perm)
+        rank = x.rank if x.rank is not None else (perm.shape[0] if perm.shape is not None else None)
+        if rank is None:
+            return TensorSpec(None, x.dtype)
+        if value is None:
+            if perm.shape is not None and perm.shape[0] not in (None, rank):
+                check_permutation(cls.name, [0] * perm.shape[0], rank)  # raises: wrong size
+            return TensorSpec((None,) * rank, x.dtype)
+        order = check_permutation(cls.name, value, rank)
+        if x.shape is None:
+            return TensorSpec((None,) * rank, x.dtype)
+        return TensorSpec(tuple(x.shape[p] for p in order), x.dtype)
+
+    @classmethod
+    def compute(cls, xp, x, perm):
+        return xp.transpose(x, check_permutation(cls.name, perm, x.ndim))
+
+    @staticmethod
+    def grad(op, dy):  # Given upstream grad U and y = transpose(x, p): dx = transpose(U, invert_permutation(p))
+        return [transpose(dy, invert_permutation(op.inputs[1])), None]
+
+
+def transpose(a, perm=None, conjugate=False, name=None):
+    """``tt.transpose``; without ``perm`` the dims are reversed."""
+    if conjugate and not is_python_value(a) and a.dtype.is_complex:
+        raise UnimplementedError("tt.transpose(conjugate=True) of a complex tensor is not implemented",
+                                 Transpose.name)
+    if is_python_value(a):
+        a = constant(a)
+    if perm is None:
+        known = getattr(a, "shape", None)
+        if known is not None and not isinstance(known, tuple | list):
+            known = getattr(known, "rank", None) and tuple(known)
+        if known is not None:
+            perm = list(range(len(known) - 1, -1, -1))
+        else:
+            from tinytf.ops.array import range as range_
+            from tinytf.ops.math import subtract
+
+            perm = range_(subtract(rank(a), 1), -1, -1)
+    return Transpose.bind(a, index_operand(perm))
+
+
+@register
+class InvertPermutation(Op):
+    """y[x[i]] = i.  %y = "tf.InvertPermutation"(%x) : (tensor<3xi32>) -> tensor<3xi32>"""
+
+    name = "tf.InvertPermutation"
+    x = operand_def()
+    y = result_def()
+    traits = traits_def(Pure(), NotDifferentiable())
+
+    @classmethod
+    @folding
+    def infer(cls, x):
+        check_index(cls.name, x, "x", rank=1)
+        value = const_value(x)
+        if value is not None:
+            cls._check(value)
+        return TensorSpec(x.shape, x.dtype)
+
+    @classmethod
+    def _check(cls, x):
+        n = len(x)
+        if sorted(int(v) for v in x) != list(range(n)):
+            raise InvalidArgumentError(f"{cls.name}: {list(map(int, x))} is not a valid permutation of 0..{n - 1}",
+                                       cls.name)
+
+    @classmethod
+    def compute(cls, xp, x):
+        return xp.argsort(x).astype(x.dtype)
+
+
+def invert_permutation(x, name=None):
+    return InvertPermutation.bind(index_operand(x))
+
+
+# Helpers stay out of tt.*; the rest go where TensorFlow has them (tinytf.runtime.namespaces).
+__namespaces__ = {"reshape_dims": (), "broadcast_to_shape": (), "check_permutation": (), "shape_of": (),
+                  "invert_permutation": ("math",)}
+
