@@ -13,6 +13,7 @@ import builtins
 import dataclasses
 import io
 import math
+import re
 import os
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from xdsl.ir import Dialect, Operation
 from xdsl.parser import Parser
 from xdsl.parser.attribute_parser import AttrParser
 from xdsl.printer import Printer
+from xdsl.utils.mlir_lexer import MLIRLexer
 from xdsl.utils.exceptions import ParseError as XdslParseError
 
 import tinytf.ops  # noqa: F401  (registers every op)
@@ -62,6 +64,10 @@ def _hex_aware_to_type(self, parser, type_):
 
 _original_to_type = AttrParser._TensorLiteralElement.to_type
 AttrParser._TensorLiteralElement.to_type = _hex_aware_to_type
+
+# xDSL 0.74's string-literal regex nests `+` inside `*`: an unterminated string takes time
+# exponential in its length (a 40-character one never returns). The same language, possessive:
+MLIRLexer._unescaped_characters_regex = re.compile(r'"(?:[^"\\\n\v\f]++|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*+"')
 
 
 class _TFParser(Parser):

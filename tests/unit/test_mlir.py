@@ -79,3 +79,10 @@ def test_tinytf_opt_round_trips_a_fixture():
     result = _opt(str(path))
     assert result.returncode == 0, result.stderr
     assert result.stdout == mlir.print(mlir.parse(path))
+
+
+def test_unterminated_string_fails_fast():
+    # xDSL's own string regex backtracks exponentially here (a 40-character string never returns).
+    text = 'func.func @f() {\n  %0 = "tf.' + "A" * 5000 + "\n}\n"
+    with pytest.raises(ParseError, match="2:8: End of file reached before closing string literal"):
+        mlir.parse(text)
