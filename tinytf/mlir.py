@@ -13,8 +13,8 @@ import builtins
 import dataclasses
 import io
 import math
-import re
 import os
+import re
 from pathlib import Path
 
 from xdsl.context import Context
@@ -24,8 +24,8 @@ from xdsl.ir import Dialect, Operation
 from xdsl.parser import Parser
 from xdsl.parser.attribute_parser import AttrParser
 from xdsl.printer import Printer
-from xdsl.utils.mlir_lexer import MLIRLexer
 from xdsl.utils.exceptions import ParseError as XdslParseError
+from xdsl.utils.mlir_lexer import MLIRLexer
 
 import tinytf.ops  # noqa: F401  (registers every op)
 from tinytf.errors import InvalidArgumentError, OpError, ParseError
