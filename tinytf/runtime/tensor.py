@@ -114,12 +114,8 @@ class TensorOps:
     def __hash__(self) -> int:
         return id(self)
 
-    def __getitem__(self, index):
-        try:
-            from_key = op_function("strided_slice_from_key")  # the slicing module's encoder, if present
-        except UnimplementedError:
-            return op_function("strided_slice")(self, *slice_arguments(index))
-        return from_key(self, index)
+    def __getitem__(self, index):  # x[1:, ::2] -> tf.StridedSlice with TensorFlow's masks
+        return op_function("strided_slice_from_key")(self, index)
 
     @property
     def ndim(self) -> int | None:
@@ -129,43 +125,6 @@ class TensorOps:
     @property
     def rank(self) -> int | None:
         return self.ndim
-
-
-def _index_int(value):
-    if isinstance(value, Tensor):
-        return int(value._value)
-    return int(value)
-
-
-def slice_arguments(index):
-    """``x[index]`` as StridedSlice operands and masks: (begin, end, strides, attrs), TF's encoding."""
-    if not isinstance(index, tuple):
-        index = (index,)
-    begin, end, strides = [], [], []
-    masks = dict(begin_mask=0, end_mask=0, ellipsis_mask=0, new_axis_mask=0, shrink_axis_mask=0)
-    for i, item in enumerate(index):
-        bit = 1 << i
-        if isinstance(item, slice):
-            begin.append(0 if item.start is None else _index_int(item.start))
-            end.append(0 if item.stop is None else _index_int(item.stop))
-            strides.append(1 if item.step is None else _index_int(item.step))
-            if item.start is None:
-                masks["begin_mask"] |= bit
-            if item.stop is None:
-                masks["end_mask"] |= bit
-        elif item is Ellipsis:
-            begin.append(0), end.append(0), strides.append(1)
-            masks["ellipsis_mask"] |= bit
-        elif item is None:
-            begin.append(0), end.append(0), strides.append(1)
-            masks["new_axis_mask"] |= bit
-        else:
-            start = _index_int(item)
-            begin.append(start), end.append(start + 1), strides.append(1)
-            masks["shrink_axis_mask"] |= bit
-    as_i32 = lambda v: np.asarray(v, np.int32)
-    return as_i32(begin), as_i32(end), as_i32(strides), masks["begin_mask"], masks["end_mask"], \
-        masks["ellipsis_mask"], masks["new_axis_mask"], masks["shrink_axis_mask"]
 
 
 class Tensor(TensorOps):
