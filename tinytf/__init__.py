@@ -44,7 +44,6 @@ from tinytf.framework.kernel import check_allocation, set_allocation_limit  # no
 from tinytf.framework.tensor_spec import TensorSpec  # noqa: F401
 from tinytf.framework.variables import Variable  # noqa: F401
 from tinytf.function import ConcreteFunction, Function, function  # noqa: F401
-from tinytf.runtime import constructors as _constructors
 from tinytf.runtime import namespaces as _namespaces
 from tinytf.runtime.constructors import constant, convert_to_tensor  # noqa: F401
 from tinytf.runtime.module import LoadedModule, load_mlir  # noqa: F401
@@ -61,8 +60,6 @@ _CURATED = set(globals())
 for _name, _fn in _spaces["top"].items():
     if _name not in _CURATED:  # the curated names above win over op-module functions
         globals()[_name] = _fn
-for _name in ("zeros", "ones", "fill"):  # fallbacks while the op library lacks them
-    globals().setdefault(_name, getattr(_constructors, _name))
 
 # Loaded on first use: tt.xla imports JAX; the others come from later layers of the project.
 _LAZY = {

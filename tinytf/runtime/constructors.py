@@ -1,7 +1,6 @@
-"""Making tensors from Python values: ``tt.convert_to_tensor``, ``tt.zeros``, ``tt.ones``, ``tt.fill``.
+"""Making tensors from Python values: ``tt.constant`` and ``tt.convert_to_tensor``.
 
-    tt.zeros([2, 3])                  # a float32 constant (a tf.Const when traced)
-    tt.fill([2], 7)                   # tf.Fill: dims and value are operands
+    tt.constant([[1.0, 2.0]])         # float32, a copy of the value (a tf.Const when traced)
     tt.convert_to_tensor([1, 2])      # int32, as tf.constant
 """
 from __future__ import annotations
@@ -12,7 +11,7 @@ from tinytf import dtypes
 from tinytf.errors import InvalidArgumentError
 from tinytf.framework.kernel import check_allocation
 from tinytf.framework.variables import Variable
-from tinytf.runtime.tensor import TensorOps, op_function
+from tinytf.runtime.tensor import TensorOps
 
 
 def constant(value, dtype=None, shape=None, name=None):
@@ -44,34 +43,3 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
                 hint.kind in "biufc" else False:
             dtype = hint
     return constant(value, dtype=dtype)
-
-
-def _static_shape(shape):
-    if isinstance(shape, TensorOps) and not hasattr(shape, "_value"):
-        return None  # a symbolic shape: only known at run time
-    try:
-        return tuple(int(d) for d in np.asarray(shape).reshape(-1))
-    except (TypeError, ValueError):
-        return None
-
-
-def fill(dims, value, name=None):
-    """``tt.fill``: a tensor of shape ``dims`` filled with ``value`` (tf.Fill)."""
-    return op_function("fill")(dims, value)
-
-
-def _filled(shape, dtype, number):
-    dtype = dtypes.as_dtype(dtype)
-    static = _static_shape(shape)
-    if static is None:
-        return fill(shape, constant(number, dtype=dtype))
-    check_allocation("tf.Const", static, dtype)
-    return constant(np.full(static, number, dtype.np))
-
-
-def zeros(shape, dtype=dtypes.float32, name=None):
-    return _filled(shape, dtype, 0)
-
-
-def ones(shape, dtype=dtypes.float32, name=None):
-    return _filled(shape, dtype, 1)
