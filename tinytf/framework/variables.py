@@ -11,6 +11,12 @@ assigns never change and no reader sees a half-written value. Each variable has 
 number: the kernel API locks several variables in that global order, so concurrent updates
 cannot deadlock. ``RefVariable`` is the TF1 ref variable (``tf.VariableV2``) on the same machinery.
 
+The XLA backend may keep a variable's value on the device between its calls (``device_value`` /
+``set_device_value``, with the lock held exclusively): the buffer is then a device array, and the
+first host read copies it into a fresh numpy buffer (the device array stays as a clean copy for the
+next XLA call until a host update). This module never imports JAX: anything in the buffer that is
+not a numpy array is a device array.
+
 Reads and writes go through ops (``tf.ReadVariableOp``, ``tf.AssignVariableOp``, ...), so the
 same code runs eagerly and inside ``tt.function``, where a variable becomes a captured
 ``tensor<!tf_type.resource<tensor<...>>>`` argument of the traced function.
@@ -111,6 +117,7 @@ class Variable:
         self.trainable = bool(trainable)
         self._lock = RWLock()
         self._copy_on_read = False  # set by sparse updates: readers then get copies
+        self._device = None  # a device array equal to the numpy buffer (XLA's copy), None after a host update
         if initial_value is None:  # an uninitialised variable (VarHandleOp before its first assign)
             if dtype is None:
                 raise InvalidArgumentError("Variable: an uninitialised variable needs a dtype")
@@ -153,11 +160,15 @@ class Variable:
             with lock.mutex:  # taking the reference is atomic with respect to an exclusive writer
                 if lock.writer is None:
                     value = self._buffer
+                    if value.__class__ is not np.ndarray and value is not None:
+                        value = self._materialize()
         if value is _BUSY:  # a writer holds the variable (unless it is us), or copy-on-read: wait for it
             with lock.cond:  # while we hold the mutex no writer can take the lock, so the copy is whole
                 while lock.writer is not None and lock.writer != threading.get_ident():
                     lock.cond.wait()
                 value = self._buffer
+                if value.__class__ is not np.ndarray and value is not None:
+                    value = self._materialize()
                 if value is not None and self._copy_on_read:
                     value = _frozen(value.copy())
         if value is None:
@@ -165,13 +176,43 @@ class Variable:
                 f"Error while reading resource variable {self.name}: the variable is uninitialized", "tf.ReadVariableOp")
         return value
 
+    def _materialize(self) -> np.ndarray:
+        """(mutex held, no other writer) The device-resident value copied into a new numpy buffer,
+        which becomes the variable's; the device array stays as its clean device copy."""
+        device = self._buffer
+        host = _frozen(np.array(device, copy=True))  # owned: never a view of a buffer XLA may donate
+        self._buffer, self._device = host, device
+        return host
+
+    def device_value(self, put):
+        """(lock held exclusively) The value as a device array for an XLA call, which may donate it:
+        the device-resident value, the clean device copy of the numpy buffer, or ``put(buffer)``
+        (kept as that copy until a host update)."""
+        value = self._buffer
+        if value is None:
+            raise FailedPreconditionError(
+                f"Error while reading resource variable {self.name}: the variable is uninitialized", "tf.ReadVariableOp")
+        if value.__class__ is not np.ndarray:
+            return value
+        if self._device is None:
+            self._device = put(value)
+        return self._device
+
+    def set_device_value(self, value) -> None:
+        """(lock held exclusively) Device array ``value`` (an XLA resource update, of the variable's
+        dtype and shape) becomes the value; host readers get it copied to numpy on their first read."""
+        with self._lock.cond:
+            self._buffer, self._device = value, None
+
     def enable_copy_on_read(self) -> None:
         """Readers get copies from now on, so sparse updates can keep writing the buffer in place."""
         self._copy_on_read = True
 
     def buffer_is_shared(self) -> bool:
         """Does anyone besides the variable hold its buffer (a reader's snapshot, a view of it)?"""
-        return self._buffer is not None and (sys.getrefcount(self._buffer) > 2 or self._buffer.base is not None)
+        buffer = self._buffer
+        return buffer is not None and (buffer.__class__ is not np.ndarray or sys.getrefcount(buffer) > 3
+                                       or buffer.base is not None)
 
     def begin_update(self, op_name: str = "tf.AssignVariableOp") -> tuple[np.ndarray, bool]:
         """A writable buffer holding the current value, and whether it is the variable's own.
@@ -183,6 +224,9 @@ class Variable:
             if self._buffer is None:
                 raise FailedPreconditionError(
                     f"{op_name}: attempting to use uninitialized variable {self.name}", op_name)
+            if self._buffer.__class__ is not np.ndarray:
+                self._materialize()
+            self._device = None  # the host value is about to change
             in_place = self._lock.writer == threading.get_ident() and not self.buffer_is_shared()
             current = self._buffer
         if in_place:
@@ -193,8 +237,9 @@ class Variable:
     def end_update(self, buffer: np.ndarray, in_place: bool) -> None:
         """Finish ``begin_update``: freeze the buffer and, for a copy, make it the variable's value."""
         buffer.flags.writeable = False
-        if not in_place:
-            with self._lock.cond:
+        with self._lock.cond:
+            self._device = None
+            if not in_place:
                 self._buffer = buffer
 
     def store(self, value, op_name: str = "tf.AssignVariableOp", validate_shape: bool = True,
@@ -218,8 +263,8 @@ class Variable:
             current = self._buffer
             if adopt:  # a dying input nobody else holds (the kernel API checked): take it without a copy
                 new = _frozen(value)
-            elif (current is not None and current.shape == value.shape and sys.getrefcount(current) <= 3
-                  and current.base is None):  # no reader holds the buffer: overwrite it in place
+            elif (current.__class__ is np.ndarray and current.shape == value.shape
+                  and sys.getrefcount(current) <= 3 and current.base is None):  # no reader holds the buffer: overwrite it in place
                 current.flags.writeable = True
                 np.copyto(current, value)
                 new = _frozen(current)
@@ -227,7 +272,7 @@ class Variable:
                 new = _frozen(np.array(value, copy=True))  # own it: the caller may keep writing to theirs
             del current
             with self._lock.cond:
-                self._buffer = new
+                self._buffer, self._device = new, None
 
     def update(self, delta, ufunc, op_name: str) -> None:
         """``value = ufunc(value, delta)`` as one step under the lock (AssignAdd / AssignSub)."""
@@ -292,7 +337,8 @@ class Variable:
         return len(self.read())
 
     def __repr__(self) -> str:
-        value = "<uninitialized>" if self._buffer is None else repr(self._buffer)
+        buffer = self._buffer
+        value = "<uninitialized>" if buffer is None else repr(np.asarray(buffer))
         return (f"<tt.Variable '{self.name}' shape={tuple(self.shape) if self.shape is not None else None} "
                 f"dtype={self._dtype.name}, numpy={value}>")
 

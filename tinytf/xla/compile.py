@@ -72,6 +72,7 @@ class Compilation:
         self.param_indices = [a.index for a in self.params]
         self.single = self.n_outputs == 1 and not return_tuple
         self._result = None
+        self.variable_plan = None  # XlaFunction's: which parameters pass a Variable's device value
 
     def enabled(self):
         """A context with 64-bit types on when this computation needs them (the user's setting stays)."""
@@ -151,7 +152,10 @@ class Compilation:
     def __call__(self, *params):
         """Run on the parameters (numpy or JAX arrays, in parameter order); JAX arrays out: the
         function's outputs, then the written resources' new values."""
-        with self.enabled():
+        if self.x64:
+            with self.enabled():
+                out = self.compiled(*params)
+        else:  # the hot path: no context to enter
             out = self.compiled(*params)
         return [out] if self.single else list(out)
 

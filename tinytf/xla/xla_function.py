@@ -1,7 +1,8 @@
 """Running a function through XLA: compiled once per shape signature, cached, donating aliased buffers.
 
     f = XlaFunction(module, "train_step")
-    loss, = f(x, y, w_var, b_var)          # numpy outputs; the Variables get their new values
+    loss, = f(x, y, w_var, b_var)          # numpy outputs; the Variables get their new values (kept
+                                           # on the device until read on the host)
     outs, updates = f.call_raw(x, y, w, b) # JAX arrays in and out: {argument index: new value}
 
     run_module(module, "main", [x, w_var])  # what tt.load_mlir(...).run(backend="xla") and
@@ -14,6 +15,7 @@ InvalidArgumentError. (numpy arguments are copied to the device first, so they s
 """
 from __future__ import annotations
 
+import re
 import weakref
 
 import numpy as np
@@ -28,8 +30,6 @@ from tinytf.xla.compile import Compilation
 from tinytf.xla.values import NeedsConstant
 
 _CACHE_LIMIT = 32
-# Variable -> (its numpy buffer, a device array with the same value) after an XLA update
-_ON_DEVICE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def _signature(value) -> tuple:
@@ -99,25 +99,25 @@ class XlaFunction:
                     raise
                 self.constant_args |= needed
 
-    def call_raw(self, *args):
-        """(outputs, {resource argument index: new value}); JAX arrays, nothing copied back."""
+    def _lookup(self, args) -> Compilation:
+        """The compilation for ``args`` (arrays or Variables), through the per-signature fast cache."""
         try:  # the hot path: shapes and dtypes seen before, no constant arguments
-            comp = self._fast.get(tuple([(a.shape, a.dtype) for a in args]))
+            key = tuple([(a.shape, a.dtype) for a in args])
+            comp = self._fast.get(key)
         except (AttributeError, TypeError):
-            comp = None
+            key = comp = None
         if comp is None:
             comp = self.compilation(args)
-            if not self.constant_args and len(self._fast) < _CACHE_LIMIT:
-                try:
-                    self._fast[tuple([(a.shape, a.dtype) for a in args])] = comp
-                except (AttributeError, TypeError):
-                    pass
-        params = [args[i] for i in comp.param_indices]
-        for k, p in enumerate(params):
-            if isinstance(p, Variable):
-                params[k] = p = p.read()
+            if key is not None and not self.constant_args and len(self._fast) < _CACHE_LIMIT:
+                self._fast[key] = comp
+        return comp
+
+    def _run(self, comp: Compilation, params: list):
+        """Run ``comp``: (outputs, {resource argument index: new value}), JAX arrays."""
+        for p in params:
             deleted = getattr(p, "is_deleted", None)
             if deleted is not None and deleted():
+                k = next(k for k, q in enumerate(params) if q is p)
                 raise InvalidArgumentError(
                     f"@{self.name} argument {comp.param_indices[k]}: the buffer was donated to an earlier XLA "
                     "call (an output reused it) and cannot be used again")
@@ -131,29 +131,76 @@ class XlaFunction:
         n = comp.n_function_outputs
         return outs[:n], dict(zip(comp.update_indices, outs[n:]))
 
+    def call_raw(self, *args):
+        """(outputs, {resource argument index: new value}); JAX arrays, nothing copied back. A
+        Variable argument passes its current value (a copy: the variable keeps its own)."""
+        comp = self._lookup(args)
+        params = [args[i] for i in comp.param_indices]
+        for k, p in enumerate(params):
+            if isinstance(p, Variable):
+                params[k] = p.read()
+        return self._run(comp, params)
+
     def __call__(self, *args) -> list[np.ndarray]:
         """numpy outputs; Variables passed for resource arguments receive their new values.
 
-        A variable this function updated keeps its value on the device too: while the variable's
-        buffer is still the one stored here, the next call passes (and donates) the device copy
-        instead of copying the numpy buffer in again."""
-        raw = list(args)
-        for i, a in enumerate(args):
+        The variables stay on the device: each passes its device-resident value (donated where the
+        function writes it) and takes the updated device array as its value, so nothing is copied
+        back to the host until something reads the variable there (``Variable.read`` copies it
+        then). The variables are locked exclusively, in creation order, for the whole call, so
+        host readers wait for the new value and never see a donated buffer."""
+        variables = None
+        for a in args:
             if isinstance(a, Variable):
-                cached = _ON_DEVICE.get(a)
-                if cached is not None and cached[0] is a.read() and not cached[1].is_deleted():
-                    raw[i] = cached[1]
-        outs, updates = self.call_raw(*raw)
-        for index, value in updates.items():
-            var = args[index]
-            if isinstance(var, Variable):
-                var.store(np.asarray(value), "XLA resource update")
-                _ON_DEVICE[var] = (var.read(), value)
+                if variables is None:
+                    variables = {}
+                variables[a.uid] = a
+        if variables is None:
+            outs, _ = self.call_raw(*args)
+            return [np.asarray(o) for o in outs]
+        ordered = [variables[k] for k in sorted(variables)] if len(variables) > 1 else list(variables.values())
+        taken = []
+        try:
+            for var in ordered:  # ascending uid: the global order of the kernel API (no deadlock)
+                var.lock.acquire(True)
+                taken.append(var)
+            comp = self._lookup(args)
+            plan = comp.variable_plan
+            if plan is None:
+                plan = comp.variable_plan = _plan(comp, self.resource)
+            params = [args[i] for i in comp.param_indices]
+            for k, on_device in plan:  # parameters that are Variables
+                var = params[k]
+                if isinstance(var, Variable):
+                    # a donated argument the function does not write gives up a copy, not the variable's value
+                    params[k] = var.device_value(_device_put) if on_device else var.read()
+            outs, updates = self._run(comp, params)
+            for index, value in updates.items():
+                var = args[index]
+                if isinstance(var, Variable):
+                    var.set_device_value(value)
+        finally:
+            for var in reversed(taken):
+                var.lock.release()
         return [np.asarray(o) for o in outs]
+
+
+def _plan(comp: Compilation, resource: list) -> list[tuple[int, bool]]:
+    """(parameter position, whether a Variable there passes its device-resident value) per parameter."""
+    donated, updated = set(comp.donated), set(comp.update_indices)
+    return [(k, i < len(resource) and resource[i] and (i not in donated or i in updated))
+            for k, i in enumerate(comp.param_indices)]
+
+
+def _device_put(array):
+    import jax
+
+    return jax.device_put(array)
 
 
 _MODULE_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _BY_ID: dict = {}
+_BY_TEXT: dict = {}  # canonical module text -> XlaFunction, the oldest dropped past _CACHE_LIMIT
 
 
 def function_for(module: ModuleOp, name: str) -> XlaFunction:
@@ -165,7 +212,24 @@ def function_for(module: ModuleOp, name: str) -> XlaFunction:
     fn = per_module.get(name)
     if fn is None:
         fn = per_module[name] = XlaFunction(module, name)
+        # a module printed the same (a function retraced for other variables) shares the compilations
+        key = _canonical_text(module, name)
+        twin = _BY_TEXT.get(key)
+        if twin is None:
+            if len(_BY_TEXT) >= _CACHE_LIMIT:
+                _BY_TEXT.pop(next(iter(_BY_TEXT)))
+            _BY_TEXT[key] = fn
+        else:
+            fn.compilations, fn._fast = twin.compilations, twin._fast
+            fn.constant_args = twin.constant_args
     return fn
+
+
+def _canonical_text(module: ModuleOp, name: str) -> str:
+    """The module's text with the names a retrace renumbers (the function's, the argument names of
+    ``tf.entry_function``) made uniform: equal texts compile to the same computation."""
+    text = re.sub(rf"@{re.escape(name)}\b", "@__entry__", str(module))
+    return re.sub(r'\binputs = "[^"]*"', 'inputs = ""', text)
 
 
 def run_module(module: ModuleOp, name: str, args: list) -> list[np.ndarray]:
