@@ -162,6 +162,7 @@ def timed(rows, number: int, repeat: int, budget: float) -> dict:
     times = {label: [] for label, _ in rows}
     calls = {}
     for label, fn in rows:
+        fn()  # the first call may trace and compile: calibrate on warm calls only
         start = time.perf_counter()
         for _ in range(3):
             fn()

@@ -7,7 +7,7 @@ gradient, SGD update of both weights, compiled by tinytf's XLA backend beside a 
 
 Rows:
 - tinytf jit_compile: ``tt.function(step, jit_compile=True)`` on ``tt.Variable``s (the weights
-  come from and go back to numpy buffers every call);
+  stay on the device between calls, donated to each step; the inputs are numpy tensors);
 - tinytf XlaFunction: the same compiled step on device arrays, weights donated and updated in place;
 - jax.jit: the step written by hand with ``jax.value_and_grad``, weights donated.
 Target (issue 4): tinytf's XLA step within 1.2x of plain JAX. First-call latency is measured
