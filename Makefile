@@ -26,8 +26,21 @@ unit: $(STAMP)
 lit: $(STAMP)
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/lit -sv tests/filecheck
 
-bench: $(STAMP)
-	$(BIN)/python bench/parse_print.py
+# The benchmarks run in their own environment: tinytf beside its peers (TensorFlow, JAX, PyTorch CPU).
+# torch==2.13.0 is pinned: that CPU build lies on this machine's disk; an unpinned torch is a
+# multi-GB CUDA download. BENCH_ARGS=--quick for the quick modes (each benchmark under a minute).
+BENCH_VENV  := .venv-bench
+BENCH_STAMP := $(BENCH_VENV)/.installed
+BENCH_PEERS := tensorflow-cpu torch==2.13.0
+
+$(BENCH_STAMP): pyproject.toml
+	test -x $(BENCH_VENV)/bin/python || $(PYTHON) -m venv $(BENCH_VENV)
+	$(BENCH_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(BENCH_VENV)/bin/python -m pip install --quiet -e . $(BENCH_PEERS)
+	touch $(BENCH_STAMP)
+
+bench: $(BENCH_STAMP)
+	$(BENCH_VENV)/bin/python bench/run_all.py $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) tests/filecheck/Output .pytest_cache
