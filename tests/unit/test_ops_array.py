@@ -1,4 +1,4 @@
-"""Array ops (tinytf/ops/array.py): StopGradient, Fill, ZerosLike, OnesLike, Range, OneHot and the
+"""Array ops (tinytf/ops/array.py, sequences.py): StopGradient, Fill, ZerosLike, OnesLike, Range, OneHot and the
 tt.zeros / ones / fill / range / one_hot / stop_gradient helpers, against numpy references and the
 values TensorFlow 2.21 gives (noted where a case pins TensorFlow behaviour rather than numpy's)."""
 from __future__ import annotations
@@ -16,6 +16,7 @@ from tinytf.errors import InvalidArgumentError, ResourceExhaustedError
 from tinytf.framework.op import NotDifferentiable, has_trait
 from tinytf.framework.tensor_spec import TensorSpec
 from tinytf.ops import array as A
+from tinytf.ops import sequences as SQ
 
 FIXTURES = Path(__file__).parents[1] / "conformance" / "fixtures"
 i32 = lambda *v: np.asarray(v, np.int32)
@@ -56,24 +57,24 @@ CASES = [
     ("ZerosLike-c64", A.ZerosLike, [np.ones(2, np.complex64)], {}, np.zeros(2, np.complex64)),
     ("OnesLike", A.OnesLike, [np.arange(4, dtype=np.int8)], {}, np.ones(4, np.int8)),
     ("OnesLike-empty", A.OnesLike, [np.zeros((0, 3), np.float16)], {}, np.ones((0, 3), np.float16)),
-    ("Range-int", A.Range, [scalar(5, np.int32), scalar(-3, np.int32), scalar(-3, np.int32)], {},
+    ("Range-int", SQ.Range, [scalar(5, np.int32), scalar(-3, np.int32), scalar(-3, np.int32)], {},
      np.asarray([5, 2, -1], np.int32)),
-    ("Range-empty", A.Range, [scalar(2, np.int64), scalar(2, np.int64), scalar(1, np.int64)], {},
+    ("Range-empty", SQ.Range, [scalar(2, np.int64), scalar(2, np.int64), scalar(1, np.int64)], {},
      np.zeros(0, np.int64)),
     # TensorFlow 2.21's CPU kernel computes start + T(i) * delta in float32 (not a running sum):
-    ("Range-f32-tf", A.Range, [scalar(0.1), scalar(5.3), scalar(0.7)], {},
+    ("Range-f32-tf", SQ.Range, [scalar(0.1), scalar(5.3), scalar(0.7)], {},
      np.asarray([0.10000000149011612, 0.800000011920929, 1.5, 2.1999998092651367, 2.8999998569488525,
                  3.5999999046325684, 4.299999713897705, 5.0], np.float32)),
-    ("Range-f64-down", A.Range, [scalar(1.0, np.float64), scalar(-0.25, np.float64), scalar(-0.5, np.float64)], {},
+    ("Range-f64-down", SQ.Range, [scalar(1.0, np.float64), scalar(-0.25, np.float64), scalar(-0.5, np.float64)], {},
      np.asarray([1.0, 0.5, 0.0])),
-    ("OneHot", A.OneHot, [np.asarray([0, 2, 5, -1], np.int64), scalar(3, np.int32), scalar(2.5), scalar(-1.0)],
+    ("OneHot", SQ.OneHot, [np.asarray([0, 2, 5, -1], np.int64), scalar(3, np.int32), scalar(2.5), scalar(-1.0)],
      {}, np.where(np.eye(3, dtype=bool)[[0, 2, 0, 0]] & np.asarray([1, 1, 0, 0], bool)[:, None], 2.5, -1.0)
      .astype(np.float32)),
-    ("OneHot-axis0", A.OneHot, [np.asarray([1, 0], np.int32), scalar(3, np.int32), scalar(1, np.int32),
+    ("OneHot-axis0", SQ.OneHot, [np.asarray([1, 0], np.int32), scalar(3, np.int32), scalar(1, np.int32),
                                 scalar(0, np.int32)], {"axis": 0}, np.asarray([[0, 1], [1, 0], [0, 0]], np.int32)),
-    ("OneHot-scalar-uint8", A.OneHot, [scalar(1, np.uint8), scalar(2, np.int32), scalar(True, bool),
+    ("OneHot-scalar-uint8", SQ.OneHot, [scalar(1, np.uint8), scalar(2, np.int32), scalar(True, bool),
                                        scalar(False, bool)], {}, np.asarray([False, True])),
-    ("OneHot-depth0", A.OneHot, [np.zeros((2, 0), np.int8), scalar(0, np.int32), scalar(1.0), scalar(0.0)], {"axis": 1},
+    ("OneHot-depth0", SQ.OneHot, [np.zeros((2, 0), np.int8), scalar(0, np.int32), scalar(1.0), scalar(0.0)], {"axis": 1},
      np.zeros((2, 0, 0), np.float32)),
 ]
 
@@ -92,7 +93,7 @@ def test_one_hot_matches_numpy(indices, depth, axis, rows):
     ind = np.resize(np.asarray(indices, np.int32), (rows, len(indices)))
     want = (ind[..., None] == np.arange(depth)).astype(np.float32) * 4 - 1  # on 3, off -1
     want = np.moveaxis(want, -1, axis if axis != -1 else -1)
-    out = run(A.OneHot, [ind, scalar(depth, np.int32), scalar(3.0), scalar(-1.0)], {"axis": axis})
+    out = run(SQ.OneHot, [ind, scalar(depth, np.int32), scalar(3.0), scalar(-1.0)], {"axis": axis})
     np.testing.assert_array_equal(out, want)
 
 
@@ -103,9 +104,9 @@ def test_range_matches_numpy(start, limit, delta, dtype):
     operands = [scalar(v, dtype) for v in (start, limit, delta)]
     if (delta > 0 and start > limit) or (delta < 0 and start < limit):
         with pytest.raises(InvalidArgumentError, match="tf.Range: Requires start"):
-            A.Range.bind(*operands)
+            SQ.Range.bind(*operands)
         return
-    out = run(A.Range, operands)
+    out = run(SQ.Range, operands)
     np.testing.assert_array_equal(out, np.arange(start, limit, delta).astype(dtype))
 
 
@@ -114,20 +115,20 @@ ERRORS = [
     (A.Fill, [np.ones((1, 2), np.int32), scalar(1.0)], {}, "must be a vector"),
     (A.Fill, [i32(2), np.ones(2, np.float32)], {}, "value must represent a scalar"),
     (A.Fill, [np.asarray([2.0], np.float32), scalar(1.0)], {}, "dims must be int32 or int64"),
-    (A.Range, [scalar(0), scalar(1), scalar(0)], {}, "Requires delta != 0"),
-    (A.Range, [scalar(5, np.int32), scalar(1, np.int32), scalar(1, np.int32)], {}, "Requires start <= limit"),
-    (A.Range, [scalar(1.0), scalar(5.0), scalar(-1.0)], {}, "Requires start >= limit"),
-    (A.Range, [scalar(0), scalar(1, np.int32), scalar(1)], {}, "same dtype"),
-    (A.Range, [np.zeros(2, np.int32), scalar(1, np.int32), scalar(1, np.int32)], {}, "start must be a scalar"),
-    (A.Range, [scalar(0.0), scalar(np.inf), scalar(1.0)], {}, "finite"),
-    (A.Range, [scalar(True, bool), scalar(True, bool), scalar(True, bool)], {}, "not supported"),
-    (A.OneHot, [i32(0), scalar(-1, np.int32), scalar(1.0), scalar(0.0)], {}, "depth must be non-negative"),
-    (A.OneHot, [i32(0), scalar(3, np.int32), scalar(1.0), scalar(0.0)], {"axis": 2}, "Expected axis to be -1"),
-    (A.OneHot, [i32(0), scalar(3, np.int32), scalar(1.0), scalar(0.0)], {"axis": -2}, "Expected axis to be -1"),
-    (A.OneHot, [np.zeros(1, np.float32), scalar(3, np.int32), scalar(1.0), scalar(0.0)], {}, "indices of dtype"),
-    (A.OneHot, [i32(0), i32(3), scalar(1.0), scalar(0.0)], {}, "depth must be a scalar"),
-    (A.OneHot, [i32(0), scalar(3, np.int32), scalar(1.0), scalar(0, np.int32)], {}, "same dtype"),
-    (A.OneHot, [i32(0), scalar(3, np.int32), np.ones(1, np.float32), scalar(0.0)], {}, "on_value must be a scalar"),
+    (SQ.Range, [scalar(0), scalar(1), scalar(0)], {}, "Requires delta != 0"),
+    (SQ.Range, [scalar(5, np.int32), scalar(1, np.int32), scalar(1, np.int32)], {}, "Requires start <= limit"),
+    (SQ.Range, [scalar(1.0), scalar(5.0), scalar(-1.0)], {}, "Requires start >= limit"),
+    (SQ.Range, [scalar(0), scalar(1, np.int32), scalar(1)], {}, "same dtype"),
+    (SQ.Range, [np.zeros(2, np.int32), scalar(1, np.int32), scalar(1, np.int32)], {}, "start must be a scalar"),
+    (SQ.Range, [scalar(0.0), scalar(np.inf), scalar(1.0)], {}, "finite"),
+    (SQ.Range, [scalar(True, bool), scalar(True, bool), scalar(True, bool)], {}, "not supported"),
+    (SQ.OneHot, [i32(0), scalar(-1, np.int32), scalar(1.0), scalar(0.0)], {}, "depth must be non-negative"),
+    (SQ.OneHot, [i32(0), scalar(3, np.int32), scalar(1.0), scalar(0.0)], {"axis": 2}, "Expected axis to be -1"),
+    (SQ.OneHot, [i32(0), scalar(3, np.int32), scalar(1.0), scalar(0.0)], {"axis": -2}, "Expected axis to be -1"),
+    (SQ.OneHot, [np.zeros(1, np.float32), scalar(3, np.int32), scalar(1.0), scalar(0.0)], {}, "indices of dtype"),
+    (SQ.OneHot, [i32(0), i32(3), scalar(1.0), scalar(0.0)], {}, "depth must be a scalar"),
+    (SQ.OneHot, [i32(0), scalar(3, np.int32), scalar(1.0), scalar(0, np.int32)], {}, "same dtype"),
+    (SQ.OneHot, [i32(0), scalar(3, np.int32), np.ones(1, np.float32), scalar(0.0)], {}, "on_value must be a scalar"),
 ]
 
 
@@ -141,13 +142,13 @@ def test_bad_input_raises_invalid_argument_naming_the_op(cls, operands, attrs, m
 def test_tensorflow_legacy_single_element_operands():
     # As TensorFlow 2.21: Fill takes a scalar dims and a 1-element value; Range 1-element bounds.
     np.testing.assert_array_equal(A.Fill.bind(scalar(2, np.int32), np.ones(1, np.float32)).numpy(), [1.0, 1.0])
-    np.testing.assert_array_equal(A.Range.bind(i32(0), i32(3), scalar(1, np.int32)).numpy(), [0, 1, 2])
+    np.testing.assert_array_equal(SQ.Range.bind(i32(0), i32(3), scalar(1, np.int32)).numpy(), [0, 1, 2])
 
 
 @pytest.mark.parametrize("cls,operands", [
     (A.Fill, [np.asarray([1 << 20, 1 << 20], np.int64), scalar(1.0)]),
-    (A.Range, [scalar(0, np.int64), scalar(1 << 40, np.int64), scalar(1, np.int64)]),
-    (A.OneHot, [np.zeros(1 << 16, np.int32), scalar(1 << 30, np.int32), scalar(1.0), scalar(0.0)]),
+    (SQ.Range, [scalar(0, np.int64), scalar(1 << 40, np.int64), scalar(1, np.int64)]),
+    (SQ.OneHot, [np.zeros(1 << 16, np.int32), scalar(1 << 30, np.int32), scalar(1.0), scalar(0.0)]),
 ])
 def test_absurd_sizes_are_refused_before_allocating(cls, operands):
     with pytest.raises(ResourceExhaustedError, match=cls.name):
@@ -160,18 +161,18 @@ def test_shape_rules_with_unknown_values():
     f32, i32t = dtypes.float32, dtypes.int32
     assert A.Fill.infer(TensorSpec([3], i32t), TensorSpec([], f32)) == TensorSpec([None, None, None], f32)
     assert A.Fill.infer(TensorSpec([None], i32t), TensorSpec([], f32)).shape is None
-    assert A.Range.infer(*[TensorSpec([], f32)] * 3).shape == (None,)
-    spec = A.OneHot.infer(TensorSpec([2, None], dtypes.int64), TensorSpec([], i32t), TensorSpec([], f32),
+    assert SQ.Range.infer(*[TensorSpec([], f32)] * 3).shape == (None,)
+    spec = SQ.OneHot.infer(TensorSpec([2, None], dtypes.int64), TensorSpec([], i32t), TensorSpec([], f32),
                           TensorSpec([], f32), axis=1)
     assert spec == TensorSpec([2, None, None], f32)
-    assert A.OneHot.infer(TensorSpec(None, i32t), TensorSpec([], i32t), TensorSpec([], f32), TensorSpec([], f32),
+    assert SQ.OneHot.infer(TensorSpec(None, i32t), TensorSpec([], i32t), TensorSpec([], f32), TensorSpec([], f32),
                           axis=-1) == TensorSpec(None, f32)
 
 
 def test_small_integer_results_carry_their_value():
-    spec = A.Range.infer(spec_of(scalar(0, np.int32)), spec_of(scalar(3, np.int32)), spec_of(scalar(1, np.int32)))
+    spec = SQ.Range.infer(spec_of(scalar(0, np.int32)), spec_of(scalar(3, np.int32)), spec_of(scalar(1, np.int32)))
     np.testing.assert_array_equal(spec.value, [0, 1, 2])
-    big = A.Range.infer(spec_of(scalar(0, np.int32)), spec_of(scalar(1000, np.int32)), spec_of(scalar(1, np.int32)))
+    big = SQ.Range.infer(spec_of(scalar(0, np.int32)), spec_of(scalar(1000, np.int32)), spec_of(scalar(1, np.int32)))
     assert big.value is None  # only small shape-like tensors are folded
 
 
@@ -231,7 +232,7 @@ def test_one_hot_function():
 # --- gradients ---------------------------------------------------------------------------------
 
 def test_traits():
-    for cls in (A.StopGradient, A.ZerosLike, A.OnesLike, A.Range, A.OneHot):
+    for cls in (A.StopGradient, A.ZerosLike, A.OnesLike, SQ.Range, SQ.OneHot):
         assert has_trait(cls, NotDifferentiable), cls.name
     assert not has_trait(A.Fill, NotDifferentiable)
 
@@ -277,8 +278,8 @@ def test_traced_function_matches_eager_and_prints_tensorflow_properties():
 def test_fixture_ops_parse_with_their_properties():
     module = mlir.parse(FIXTURES / "elementwise_zoo.mlir")
     found = {op.name: op for op in module.walk() if op.name in ("tf.OneHot", "tf.Range")}
-    assert type(found["tf.OneHot"]) is A.OneHot and found["tf.OneHot"].attr_values() == {"axis": -1}
-    assert type(found["tf.Range"]) is A.Range and found["tf.Range"].attr_values() == {"Tidx": dtypes.float32}
+    assert type(found["tf.OneHot"]) is SQ.OneHot and found["tf.OneHot"].attr_values() == {"axis": -1}
+    assert type(found["tf.Range"]) is SQ.Range and found["tf.Range"].attr_values() == {"Tidx": dtypes.float32}
 
 
 def test_under_xla_values_match_eager():

@@ -1,4 +1,4 @@
-"""Shape ops (tinytf/ops/shape.py): Reshape, Squeeze, ExpandDims, Shape, Size, Rank, BroadcastTo,
+"""Shape ops (tinytf/ops/shape.py, transpose.py): Reshape, Squeeze, ExpandDims, Shape, Size, Rank, BroadcastTo,
 Transpose, InvertPermutation — compute and shape rules against numpy, TensorFlow's error cases
 (messages as TensorFlow 2.21 words them), gradients in eager and graph mode, and the fixtures' IR."""
 from __future__ import annotations
@@ -16,6 +16,7 @@ from tinytf.errors import InvalidArgumentError, ResourceExhaustedError
 from tinytf.framework.op import NotDifferentiable, has_trait
 from tinytf.framework.tensor_spec import TensorSpec
 from tinytf.ops import shape as S
+from tinytf.ops import transpose as T
 
 FIXTURES = Path(__file__).parents[1] / "conformance" / "fixtures"
 i32 = lambda *v: np.asarray(v, np.int32)
@@ -69,11 +70,11 @@ CASES = [
     ("BroadcastTo-ones", S.BroadcastTo, [np.ones((2, 1, 1), np.int32), i64(3, 2, 4, 0)], {}, np.ones((3, 2, 4, 0),
                                                                                                   np.int32)),
     ("BroadcastTo-scalar", S.BroadcastTo, [np.float32(5), i32(2)], {}, np.full(2, 5, np.float32)),
-    ("Transpose", S.Transpose, [x234, i32(2, 0, 1)], {}, x234.transpose(2, 0, 1)),
-    ("Transpose-negative-perm", S.Transpose, [np.ones((2, 3)), i32(-1, 0)], {}, np.ones((3, 2))),  # TF accepts it
-    ("Transpose-scalar", S.Transpose, [np.float32(1), np.zeros(0, np.int32)], {}, np.asarray(1, np.float32)),
-    ("InvertPermutation", S.InvertPermutation, [i32(2, 0, 3, 1)], {}, i32(1, 3, 0, 2)),
-    ("InvertPermutation-empty", S.InvertPermutation, [np.zeros(0, np.int64)], {}, np.zeros(0, np.int64)),
+    ("Transpose", T.Transpose, [x234, i32(2, 0, 1)], {}, x234.transpose(2, 0, 1)),
+    ("Transpose-negative-perm", T.Transpose, [np.ones((2, 3)), i32(-1, 0)], {}, np.ones((3, 2))),  # TF accepts it
+    ("Transpose-scalar", T.Transpose, [np.float32(1), np.zeros(0, np.int32)], {}, np.asarray(1, np.float32)),
+    ("InvertPermutation", T.InvertPermutation, [i32(2, 0, 3, 1)], {}, i32(1, 3, 0, 2)),
+    ("InvertPermutation-empty", T.InvertPermutation, [np.zeros(0, np.int64)], {}, np.zeros(0, np.int64)),
 ]
 
 
@@ -127,7 +128,7 @@ def test_reshape_with_minus_one_matches_numpy(dims, data):
 def test_transpose_matches_numpy(dims, data):
     x = np.arange(int(np.prod(dims))).reshape(dims).astype(np.int16)
     perm = data.draw(st.permutations(range(len(dims))))
-    np.testing.assert_array_equal(run(S.Transpose, [x, np.asarray(perm, np.int64)]), x.transpose(perm))
+    np.testing.assert_array_equal(run(T.Transpose, [x, np.asarray(perm, np.int64)]), x.transpose(perm))
 
 
 @settings(max_examples=80, deadline=None)
@@ -156,11 +157,11 @@ ERRORS = [
     (S.BroadcastTo, [np.ones((2, 3)), i32(3)], {}, "Unable to broadcast"),
     (S.BroadcastTo, [np.ones(3), i32(-1, 3)], {}, "negative dimension"),
     (S.BroadcastTo, [np.ones(3), np.int32(3)], {}, "must be a vector"),
-    (S.Transpose, [x234, i32(0, 1)], {}, "transpose expects a vector of size 3. But input.1. is a vector of size 2"),
-    (S.Transpose, [x234, i32(0, 1, 1)], {}, r"2 is missing from \{0,1,1\}"),
-    (S.Transpose, [x234, i32(0, 1, 3)], {}, r"3 is out of range \[0 .. 3\)"),
-    (S.InvertPermutation, [i32(0, 0)], {}, "not a valid permutation"),
-    (S.InvertPermutation, [np.zeros((1, 1), np.int32)], {}, "must be a vector"),
+    (T.Transpose, [x234, i32(0, 1)], {}, "transpose expects a vector of size 3. But input.1. is a vector of size 2"),
+    (T.Transpose, [x234, i32(0, 1, 1)], {}, r"2 is missing from \{0,1,1\}"),
+    (T.Transpose, [x234, i32(0, 1, 3)], {}, r"3 is out of range \[0 .. 3\)"),
+    (T.InvertPermutation, [i32(0, 0)], {}, "not a valid permutation"),
+    (T.InvertPermutation, [np.zeros((1, 1), np.int32)], {}, "must be a vector"),
 ]
 
 
@@ -188,8 +189,8 @@ def test_shape_rules_with_partial_information():
     np.testing.assert_array_equal(S.Shape.infer(TensorSpec([2, 5]), out_type=i32t).value, [2, 5])
     assert S.Size.infer(TensorSpec(None), out_type=i32t) == TensorSpec([], i32t)
     assert S.Rank.infer(TensorSpec([None, 4])).value == 2
-    assert S.Transpose.infer(TensorSpec([2, None, 3]), spec_of(i32(2, 1, 0))) == TensorSpec([3, None, 2], f32)
-    assert S.Transpose.infer(TensorSpec(None), TensorSpec([2], i32t)) == TensorSpec([None, None], f32)
+    assert T.Transpose.infer(TensorSpec([2, None, 3]), spec_of(i32(2, 1, 0))) == TensorSpec([3, None, 2], f32)
+    assert T.Transpose.infer(TensorSpec(None), TensorSpec([2], i32t)) == TensorSpec([None, None], f32)
     assert S.BroadcastTo.infer(TensorSpec([None]), spec_of(i32(2, 3))) == TensorSpec([2, 3], f32)
 
 
@@ -213,9 +214,9 @@ def test_public_functions():
 
 
 def test_traits():
-    for cls in (S.Shape, S.Size, S.Rank, S.InvertPermutation):
+    for cls in (S.Shape, S.Size, S.Rank, T.InvertPermutation):
         assert has_trait(cls, NotDifferentiable)
-    for cls in (S.Reshape, S.Squeeze, S.ExpandDims, S.BroadcastTo, S.Transpose):
+    for cls in (S.Reshape, S.Squeeze, S.ExpandDims, S.BroadcastTo, T.Transpose):
         assert not has_trait(cls, NotDifferentiable) and callable(cls.grad)
 
 
@@ -268,7 +269,7 @@ def test_fixture_ops_parse_and_keep_their_properties():
     module = mlir.parse(FIXTURES / "elementwise_zoo.mlir")
     (squeeze,) = [op for op in module.walk() if op.name == "tf.Squeeze"]
     assert squeeze.attr_values() == {"squeeze_dims": (0,)}
-    assert any(type(op) is S.Transpose for op in module.walk())
+    assert any(type(op) is T.Transpose for op in module.walk())
     assert "squeeze_dims = [0]" in mlir.print(module)
 
 

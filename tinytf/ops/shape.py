@@ -1,8 +1,6 @@
-"""Shape ops: Reshape, Squeeze, ExpandDims, Shape, Size, Rank, BroadcastTo, Transpose (and
-InvertPermutation, which Transpose's gradient uses).
+"""Shape ops: Reshape, Squeeze, ExpandDims, Shape, Size, Rank, BroadcastTo.
 
     %y = "tf.Reshape"(%x, %shape) : (tensor<3x4xf32>, tensor<2xi32>) -> tensor<2x6xf32>
-    %t = "tf.Transpose"(%x, %perm) : (tensor<3x4xf32>, tensor<2xi32>) -> tensor<4x3xf32>
     %s = "tf.Squeeze"(%b) <{squeeze_dims = []}> : (tensor<1x1x1x8xf32>) -> tensor<8xf32>
 
 Operands that describe shapes (shape, dim, perm) are tensors; a shape rule uses their values when
@@ -17,22 +15,20 @@ from xdsl.irdl import operand_def, result_def, traits_def
 from xdsl.traits import Pure
 
 from tinytf import dtypes
-from tinytf.errors import InvalidArgumentError, UnimplementedError
+from tinytf.errors import InvalidArgumentError
 from tinytf.framework import tf_types
 from tinytf.framework.attributes import attr, derived
 from tinytf.framework.op import NotDifferentiable, Op, register
 from tinytf.framework.tensor_spec import TensorSpec
-from tinytf.ops.array import (
+from tinytf.ops.base import fmt_shape
+from tinytf.ops.operands import (
     check_index,
     const_value,
-    constant,
     folding,
     guard_allocation,
     index_operand,
-    is_python_value,
     shape_from_operand,
 )
-from tinytf.ops.base import fmt_shape
 
 
 def _known(shape) -> bool:
@@ -325,7 +321,7 @@ def rank(input, name=None):
     return Rank.bind(input)
 
 
-# --- BroadcastTo, Transpose ------------------------------------------------------------------
+# --- BroadcastTo ----------------------------------------------------------------------------
 
 def broadcast_to_shape(op_name: str, in_shape, target):
     """``target``, after checking ``in_shape`` broadcasts to it (dims of 1 stretch, from the right)."""
@@ -375,120 +371,5 @@ def broadcast_to(input, shape, name=None):
     return BroadcastTo.bind(input, index_operand(shape))
 
 
-def check_permutation(op_name: str, perm, rank: int) -> list[int]:
-    """``perm`` as a list of axes in [0, rank) (negative ones count from the end), as TensorFlow."""
-    perm = [int(p) for p in np.asarray(perm).reshape(-1)]
-    if len(perm) != rank:
-        raise InvalidArgumentError(
-            f"{op_name}: transpose expects a vector of size {rank}. But input(1) is a vector of size {len(perm)}",
-            op_name)
-    out = []
-    for p in perm:
-        if not -rank <= p < rank:
-            raise InvalidArgumentError(f"{op_name}: {p} is out of range [0 .. {rank})", op_name)
-        out.append(p % rank)
-    for d in range(rank):
-        if d not in out:
-            raise InvalidArgumentError(f"{op_name}: {d} is missing from {{{','.join(map(str, perm))}}}.", op_name)
-    return out
-
-
-
-@register
-class Transpose(Op):
-    """Permutes the dims of ``x``: output dim i is input dim perm[i].
-
-    %y = "tf.Transpose"(%x, %perm) : (tensor<3x4xf32>, tensor<2xi32>) -> tensor<4x3xf32>
-    """
-
-    name = "tf.Transpose"
-    x = operand_def()
-    perm = operand_def()
-    y = result_def()
-    traits = traits_def(Pure())
-
-    @classmethod
-    @folding
-    def infer(cls, x, perm):
-        check_index(cls.name, perm, "perm", rank=1)
-        value = const_value(perm)
-        rank = x.rank if x.rank is not None else (perm.shape[0] if perm.shape is not None else None)
-        if rank is None:
-            return TensorSpec(None, x.dtype)
-        if value is None:
-            if perm.shape is not None and perm.shape[0] not in (None, rank):
-                check_permutation(cls.name, [0] * perm.shape[0], rank)  # raises: wrong size
-            return TensorSpec((None,) * rank, x.dtype)
-        order = check_permutation(cls.name, value, rank)
-        if x.shape is None:
-            return TensorSpec((None,) * rank, x.dtype)
-        return TensorSpec(tuple(x.shape[p] for p in order), x.dtype)
-
-    @classmethod
-    def compute(cls, xp, x, perm):
-        return xp.transpose(x, check_permutation(cls.name, perm, x.ndim))
-
-    @staticmethod
-    def grad(op, dy):  # Given upstream grad U and y = transpose(x, p): dx = transpose(U, invert_permutation(p))
-        return [transpose(dy, invert_permutation(op.inputs[1])), None]
-
-
-def transpose(a, perm=None, conjugate=False, name=None):
-    """``tt.transpose``; without ``perm`` the dims are reversed."""
-    if conjugate and not is_python_value(a) and a.dtype.is_complex:
-        raise UnimplementedError("tt.transpose(conjugate=True) of a complex tensor is not implemented",
-                                 Transpose.name)
-    if is_python_value(a):
-        a = constant(a)
-    if perm is None:
-        known = getattr(a, "shape", None)
-        if known is not None and not isinstance(known, tuple | list):
-            known = getattr(known, "rank", None) and tuple(known)
-        if known is not None:
-            perm = list(range(len(known) - 1, -1, -1))
-        else:
-            from tinytf.ops.array import range as range_
-            from tinytf.ops.math import subtract
-
-            perm = range_(subtract(rank(a), 1), -1, -1)
-    return Transpose.bind(a, index_operand(perm))
-
-
-@register
-class InvertPermutation(Op):
-    """y[x[i]] = i.  %y = "tf.InvertPermutation"(%x) : (tensor<3xi32>) -> tensor<3xi32>"""
-
-    name = "tf.InvertPermutation"
-    x = operand_def()
-    y = result_def()
-    traits = traits_def(Pure(), NotDifferentiable())
-
-    @classmethod
-    @folding
-    def infer(cls, x):
-        check_index(cls.name, x, "x", rank=1)
-        value = const_value(x)
-        if value is not None:
-            cls._check(value)
-        return TensorSpec(x.shape, x.dtype)
-
-    @classmethod
-    def _check(cls, x):
-        n = len(x)
-        if sorted(int(v) for v in x) != list(range(n)):
-            raise InvalidArgumentError(f"{cls.name}: {list(map(int, x))} is not a valid permutation of 0..{n - 1}",
-                                       cls.name)
-
-    @classmethod
-    def compute(cls, xp, x):
-        return xp.argsort(x).astype(x.dtype)
-
-
-def invert_permutation(x, name=None):
-    return InvertPermutation.bind(index_operand(x))
-
-
 # Helpers stay out of tt.*; the rest go where TensorFlow has them (tinytf.runtime.namespaces).
-__namespaces__ = {"reshape_dims": (), "broadcast_to_shape": (), "check_permutation": (), "shape_of": (),
-                  "invert_permutation": ("math",)}
-
+__namespaces__ = {"reshape_dims": (), "broadcast_to_shape": (), "shape_of": ()}

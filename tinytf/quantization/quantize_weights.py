@@ -46,9 +46,9 @@ from tinytf.framework.attributes import numpy_to_dense
 from tinytf.ops.array import Cast, Const, Identity
 from tinytf.ops.conv import Conv2D, DepthwiseConv2dNative
 from tinytf.ops.functional import PartitionedCall
+from tinytf.ops.gather import GatherV2
 from tinytf.ops.linalg import BatchMatMulV2, Einsum
 from tinytf.ops.math import MatMul, Mul, Sub
-from tinytf.ops.slicing import GatherV2
 from tinytf.passes.symbols import fresh_symbol, functions
 from tinytf.quantization.int8 import QuantizedWeight, quantize
 

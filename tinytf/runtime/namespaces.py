@@ -29,8 +29,13 @@ MODULE_NAMESPACES = {
     "comparison": ("math", "top"),
     "linalg": ("linalg", "top"),
     "array": ("top",),
+    "sequences": ("top",),
     "shape": ("top",),
+    "transpose": ("top",),
     "slicing": ("top",),
+    "gather": ("top",),
+    "joining": ("top",),
+    "padding": ("top",),
     "control_flow": ("top",),
     "nn": ("nn",),
     "conv": ("nn",),
@@ -38,7 +43,8 @@ MODULE_NAMESPACES = {
     "softmax": ("nn",),
 }
 # Modules of the ops package that hold no public op functions.
-NOT_OP_MODULES = {"base", "type_lists", "resource", "functional", "tf_device", "op_functions", "activation_grads"}
+NOT_OP_MODULES = {"base", "type_lists", "resource", "functional", "tf_device", "op_functions", "activation_grads",
+                  "operands", "strided_slice_plan"}
 
 
 def op_modules() -> list:
