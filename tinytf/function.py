@@ -12,8 +12,11 @@ signature, then run the traced function with the graph executor.
 The cache key is the shapes and dtypes of tensor arguments (``input_signature`` fixes it, with
 ``None`` dims allowed) plus the values of the other Python arguments. Variables read or updated
 inside become trailing resource arguments, bound to the Python variables at each call, as in
-TensorFlow's exports. When a tracing context or a tape is active, calling a ``tt.function`` runs
-the Python function inline, so its ops are traced or recorded op by op.
+TensorFlow's exports. The traced module is optimized as grappler optimizes a tf.function graph
+(``optimize``: canonicalize with constant folding, cse, dce); ``cf.mlir()`` prints the result,
+which runs as a static plan (tinytf/runtime/static_plan.py). When a tracing context or a tape is
+active, calling a ``tt.function`` runs the Python function inline, so its ops are traced or
+recorded op by op.
 """
 from __future__ import annotations
 
@@ -97,7 +100,11 @@ class ConcreteFunction:
         self.captured_variables: list[Variable] = list(variables)
         self.structured_outputs = output_structure
         self.jit_compile = jit_compile
-        self._program = Program(module)
+        # The arguments are checked against input_specs before each call, and a resource variable keeps
+        # the shape it was traced with unless it was declared with None dims: then the plan may rely on
+        # the traced types (shape rules once, at compile time; see tinytf/runtime/static_plan.py).
+        fixed = all(_declared_static(v) for v in self.captured_variables)
+        self._program = Program(module, trusted=[name] if fixed else ())
         self._single_output = not isinstance(output_structure, list | tuple | dict) and output_structure is not None
 
     @property
@@ -148,6 +155,11 @@ class ConcreteFunction:
         from tinytf import xla
 
         return xla.run_module(self.module, self.name, arrays + self.captured_variables)
+
+
+def _declared_static(variable) -> bool:
+    declared = getattr(variable, "_shape", None)  # Variable(shape=[None, 3]) may change its shape
+    return declared is not None and None not in declared
 
 
 # --- tt.function ---------------------------------------------------------------------------------
@@ -290,7 +302,29 @@ class Function:
         structure = _output_structure(result)
         module = ModuleOp([fn], attributes={"tf.versions": DictionaryAttr({
             "bad_consumers": ArrayAttr([]), "min_consumer": IntegerAttr(0, i32), "producer": IntegerAttr(2474, i32)})})
+        optimize(module)
         return ConcreteFunction(module, name, specs, ctx.captured_variables, structure, self.jit_compile)
+
+
+_PASS_CONTEXT = []
+
+
+def optimize(module: ModuleOp) -> None:
+    """What grappler does to a ``tf.function`` graph, on the traced module in place: ``canonicalize``
+    (with tinytf's constant folding, which never folds ``NoConstantFold`` ops such as ``tf.Identity``
+    or resource ops), ``cse`` (a gradient often repeats a forward product) and ``dce`` (gradients of
+    inputs nobody asked for). ``cf.mlir()`` shows the result."""
+    from xdsl.transforms.canonicalize import CanonicalizePass
+    from xdsl.transforms.common_subexpression_elimination import CommonSubexpressionElimination
+    from xdsl.transforms.dead_code_elimination import DeadCodeElimination
+
+    import tinytf.passes  # noqa: F401  (hooks constant folding into canonicalize)
+    from tinytf import mlir
+
+    if not _PASS_CONTEXT:
+        _PASS_CONTEXT.append(mlir.context())
+    for p in (CanonicalizePass(), CommonSubexpressionElimination(), DeadCodeElimination()):
+        p.apply(_PASS_CONTEXT[0], module)
 
 
 def _output_structure(result):

@@ -29,9 +29,14 @@ _UNCONNECTED = ("none", "zero")
 
 
 class _RecordedOp:
-    """What a ``grad`` rule sees as ``op``: the op's class, inputs, outputs and completed attrs."""
+    """What a ``grad`` rule sees as ``op``: the op's class, inputs, outputs and completed attrs.
 
-    __slots__ = ("op_cls", "raw_inputs", "outputs", "raw_attrs", "_inputs", "_attrs")
+    ``skip_input_indices``: as TensorFlow's ``op.skip_input_indices``, the indices of the inputs whose
+    gradient nobody asked for in this ``gradient`` call (not computed from a source); a rule may
+    return None for them instead of computing a gradient that would be thrown away.
+    """
+
+    __slots__ = ("op_cls", "raw_inputs", "outputs", "raw_attrs", "_inputs", "_attrs", "skip_input_indices")
 
     def __init__(self, op_cls, inputs, outputs, attrs):
         self.op_cls = op_cls
@@ -40,6 +45,7 @@ class _RecordedOp:
         self.raw_attrs = attrs
         self._inputs = None
         self._attrs = None
+        self.skip_input_indices = ()
 
     @property
     def type(self) -> str:
@@ -252,6 +258,9 @@ def backprop(entries, targets, seeds, sources, tracked):
             else:
                 dys.append(grad_util.add_all(parts))
         rule = grad_util.grad_rule(entry.op_cls)
+        # inputs no source reaches need no gradient: the rule may skip them (set per call: a
+        # persistent tape's entries serve gradient calls with different sources)
+        entry.skip_input_indices = tuple(i for i, x in enumerate(entry.raw_inputs) if id(x) not in reach)
         dxs = rule(entry, *dys)
         if not isinstance(dxs, (list, tuple)):
             dxs = [dxs]

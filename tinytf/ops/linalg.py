@@ -90,13 +90,16 @@ class BatchMatMulV2(Op):
         def mm(a, b, adj_a, adj_b, gx):
             return BatchMatMulV2.bind(a, b, adj_x=adj_a, adj_y=adj_b, grad_x=gx, grad_y=not gx)
 
+        skip = getattr(op, "skip_input_indices", None) or ()  # no product for a gradient nobody wants
         if not ax and not ay:
-            return [mm(do, y, False, True, True), mm(x, do, True, False, False)]
-        if not ax and ay:
-            return [mm(do, y, False, False, True), mm(do, x, True, False, True)]
-        if ax and not ay:
-            return [mm(y, do, False, True, False), mm(x, do, False, False, False)]
-        return [mm(y, do, True, True, False), mm(do, x, True, True, True)]
+            dx, dy = (lambda: mm(do, y, False, True, True)), (lambda: mm(x, do, True, False, False))
+        elif not ax and ay:
+            dx, dy = (lambda: mm(do, y, False, False, True)), (lambda: mm(do, x, True, False, True))
+        elif ax and not ay:
+            dx, dy = (lambda: mm(y, do, False, True, False)), (lambda: mm(x, do, False, False, False))
+        else:
+            dx, dy = (lambda: mm(y, do, True, True, False)), (lambda: mm(do, x, True, True, True))
+        return [None if 0 in skip else dx(), None if 1 in skip else dy()]
 
 
 # --- Einsum ------------------------------------------------------------------------------------

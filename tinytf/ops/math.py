@@ -89,7 +89,8 @@ class Sub(Binary):
     def grad(op, dz):  # Given upstream grad dz and z = x - y: dx = dz, dy = -dz
         from tinytf.ops.elementwise import negative
 
-        return [dz, negative(dz)]
+        skip = getattr(op, "skip_input_indices", None) or ()
+        return [dz, None if 1 in skip else negative(dz)]
 
 
 def subtract(x, y, name=None):
@@ -110,7 +111,8 @@ class Mul(Binary):
     @staticmethod
     def grad(op, dz):  # Given upstream grad dz and z = x * y: dx = dz * y, dy = dz * x
         x, y = op.inputs
-        return [multiply(dz, y), multiply(dz, x)]
+        skip = getattr(op, "skip_input_indices", None) or ()
+        return [None if 0 in skip else multiply(dz, y), None if 1 in skip else multiply(dz, x)]
 
 
 def multiply(x, y, name=None):
@@ -323,13 +325,16 @@ class MatMul(Op):
         def mm(x, y, tx, ty, grad_first):  # grad_a / grad_b mark the operand that is U, as TensorFlow does
             return MatMul.bind(x, y, transpose_a=tx, transpose_b=ty, grad_a=grad_first, grad_b=not grad_first)
 
+        skip = getattr(op, "skip_input_indices", None) or ()  # no product for a gradient nobody wants
         if not ta and not tb:
-            return [mm(dp, b, False, True, True), mm(a, dp, True, False, False)]
-        if not ta and tb:
-            return [mm(dp, b, False, False, True), mm(dp, a, True, False, True)]
-        if ta and not tb:
-            return [mm(b, dp, False, True, False), mm(a, dp, False, False, False)]
-        return [mm(b, dp, True, True, False), mm(dp, a, True, True, True)]
+            da, db = (lambda: mm(dp, b, False, True, True)), (lambda: mm(a, dp, True, False, False))
+        elif not ta and tb:
+            da, db = (lambda: mm(dp, b, False, False, True)), (lambda: mm(dp, a, True, False, True))
+        elif ta and not tb:
+            da, db = (lambda: mm(b, dp, False, True, False)), (lambda: mm(a, dp, False, False, False))
+        else:
+            da, db = (lambda: mm(b, dp, True, True, False)), (lambda: mm(dp, a, True, True, True))
+        return [None if 0 in skip else da(), None if 1 in skip else db()]
 
 
 def _rank(v):

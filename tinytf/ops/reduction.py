@@ -11,6 +11,7 @@ value, ArgMax/ArgMin skip NaN.
 """
 from __future__ import annotations
 
+import math
 from typing import ClassVar
 
 import numpy as np
@@ -69,8 +70,23 @@ class _Reduce(Op):
 
     @classmethod
     def compute(cls, xp, input, reduction_indices, *, keep_dims=False):
-        axes = reduction_axes(cls.name, np.asarray(reduction_indices), input.ndim)
+        axes = _checked_axes(cls.name, reduction_indices, input.ndim)
         return xp.asarray(cls._reduce(xp, input, axes, keep_dims))
+
+
+_AXES: dict = {}  # (rank, axes dtype, shape and bytes) -> normalised axes: graphs reduce over the same axes
+
+
+def _checked_axes(op_name: str, reduction_indices, rank: int) -> tuple[int, ...]:
+    """``reduction_axes``, remembered for axes values that passed its checks."""
+    axes = np.asarray(reduction_indices)
+    key = (rank, axes.dtype.char, axes.shape, axes.tobytes())
+    found = _AXES.get(key)
+    if found is None:
+        found = reduction_axes(op_name, axes, rank)  # raises for bad axes (never cached)
+        if len(_AXES) < 1024:
+            _AXES[key] = found
+    return found
 
 
 def _reduced_shape(shape, axes, keep_dims):
@@ -102,18 +118,26 @@ class Mean(_Reduce):
     name = "tf.Mean"
 
     @staticmethod
-    @np.errstate(all="ignore")
     def _reduce(xp, x, axes, keep_dims):
-        count = int(np.prod([x.shape[a] for a in axes], dtype=np.int64))
+        count = math.prod([x.shape[a] for a in axes])
         if x.dtype.kind in "iu":
-            wide = np.int64 if x.dtype.kind == "i" else np.uint64
-            total = xp.sum(x, axis=axes, keepdims=keep_dims, dtype=wide)
-            if count == 0:
-                return xp.zeros_like(total).astype(x.dtype)
-            floor = total // count  # then round toward zero, as C++ division (no abs: INT64_MIN stays exact)
-            return xp.where((total < 0) & (floor * count != total), floor + 1, floor).astype(x.dtype)
-        total = xp.sum(x, axis=axes, keepdims=keep_dims, dtype=x.dtype)
-        return (total / xp.asarray(count, x.dtype)).astype(x.dtype)
+            with np.errstate(all="ignore"):
+                wide = np.int64 if x.dtype.kind == "i" else np.uint64
+                total = xp.sum(x, axis=axes, keepdims=keep_dims, dtype=wide)
+                if count == 0:
+                    return xp.zeros_like(total).astype(x.dtype)
+                floor = total // count  # then round toward zero, as C++ division (no abs: INT64_MIN stays exact)
+                return xp.where((total < 0) & (floor * count != total), floor + 1, floor).astype(x.dtype)
+        if xp is np:  # np.sum's own work, without its Python wrapper (a graph step's hot reduction)
+            total = np.add.reduce(x, axis=axes, dtype=x.dtype, keepdims=keep_dims)
+        else:
+            total = xp.sum(x, axis=axes, keepdims=keep_dims, dtype=x.dtype)
+        if count == 0:  # 0 / 0: NaN as in TensorFlow, without numpy's warning
+            with np.errstate(all="ignore"):
+                mean = total / xp.asarray(count, x.dtype)
+        else:
+            mean = total / xp.asarray(count, x.dtype)
+        return mean if mean.dtype == x.dtype else mean.astype(x.dtype)
 
     @staticmethod
     def grad(op, dy):  # Given upstream grad U and y = mean(x, axes): dx = U / n broadcast back over axes

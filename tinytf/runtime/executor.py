@@ -13,6 +13,10 @@ Functional control flow calls other functions of the module: ``tf.PartitionedCal
 ``tf.StatefulPartitionedCall`` (``f``), ``tf.If`` / ``tf.StatelessIf`` (``then_branch``,
 ``else_branch``), ``tf.While`` / ``tf.StatelessWhile`` (``cond``, ``body``), ``tf.Case`` (``branches``);
 ``tf_device.cluster_func`` runs its callee through the XLA backend.
+
+``Program(module, trusted=[name])``: the caller guarantees the argument types of those functions
+(``tt.function`` checks its arguments against the traced signature), so their plans are static
+plans (tinytf/runtime/static_plan.py): shape rules once at compile time, bare kernel calls.
 """
 from __future__ import annotations
 
@@ -37,6 +41,7 @@ _calls = threading.local()  # per-thread call depth of nested function calls
 _IFS = ("tf.If", "tf.StatelessIf")
 _WHILES = ("tf.While", "tf.StatelessWhile")
 _CASES = ("tf.Case", "tf.StatelessCase")
+_FUNCTION_CALLS = frozenset(_CALLS + _IFS + _WHILES + _CASES)  # steps that run another function of the module
 
 
 # Runs a tf_device.cluster_func callee: (module, callee name, arrays) -> arrays. Installed by
@@ -75,7 +80,7 @@ def truth(value, what: str) -> bool:
 class Plan:
     """One function compiled: steps over numbered slots; ``wheres[i]`` is step i's file:line:col."""
 
-    __slots__ = ("name", "num_args", "arg_types", "steps", "template", "results", "wheres")
+    __slots__ = ("name", "num_args", "arg_types", "steps", "template", "results", "wheres", "calls")
 
     def run(self, args: list) -> list:
         slots = list(self.template)
@@ -100,12 +105,15 @@ class Plan:
 class Program:
     """The functions of one module, compiled on first call; ``resources`` holds VarHandleOp variables."""
 
-    def __init__(self, module: ModuleOp):
+    def __init__(self, module: ModuleOp, trusted=()):
         self.module = module
         self.functions: dict[str, func.FuncOp] = {
             op.sym_name.data: op for op in module.ops if isinstance(op, func.FuncOp)}
         self.plans: dict[str, Plan] = {}
         self.resources: dict = {}
+        # functions whose callers guarantee the declared argument types (tt.function checks its
+        # arguments against the traced signature): their plans may rely on static types
+        self.trusted = frozenset(trusted)
 
     def function(self, name: str) -> func.FuncOp:
         fn = self.functions.get(name)
@@ -123,6 +131,8 @@ class Program:
         plan = self.plan(name)
         if len(args) != plan.num_args:
             raise InvalidArgumentError(f"@{name} takes {plan.num_args} arguments, got {len(args)}")
+        if not plan.calls:  # runs no other function: it cannot recurse
+            return plan.run(args)
         depth = getattr(_calls, "depth", 0)
         if depth >= MAX_CALL_DEPTH:  # a function that calls itself without end: an error, not a crash
             raise InvalidArgumentError(f"@{name}: function calls nested deeper than {MAX_CALL_DEPTH} "
@@ -149,7 +159,7 @@ class Program:
 
         for arg in block.args:
             new_slot(arg)
-        steps, uses, results, wheres = [], [], [], []
+        steps, uses, results, wheres, ops = [], [], [], [], []
         for op in block.ops:
             name = op_name(op)
             if isinstance(op, func.ReturnOp) or name == "func.return":
@@ -169,6 +179,7 @@ class Program:
             steps.append([run, ins, outs, []])
             uses.append(ins)
             wheres.append(_where(op))
+            ops.append(op)
         # Free each value right after its last reader (function results stay).
         last: dict[int, int] = {}
         for index, ins in enumerate(uses):
@@ -186,6 +197,11 @@ class Program:
         plan.template = template
         plan.results = results
         plan.wheres = wheres
+        plan.calls = any(op_name(op) in _FUNCTION_CALLS for op in ops)
+        if plan.name in self.trusted:
+            from tinytf.runtime import static_plan  # (it builds on this module)
+
+            return static_plan.compile_static(plan, ops)
         return plan
 
     def _runner(self, op: Operation, name: str):

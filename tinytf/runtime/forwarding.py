@@ -4,18 +4,28 @@
 
 The executor frees each value after its last use (liveness), and ``Plan.run`` drops its slot
 reference to a value *before* the step that reads it last, so the step's input list is the only
-holder left: ``OpKernelContext.forward_refusal`` then sees a reference count of one (arguments the
-caller holds, constants of the plan and values read again later keep more references and are
-never overwritten). ``FORWARDING_KERNELS``: ops whose ``compute`` is one numpy ufunc run as a
-kernel that asks the context for a forwarded output buffer and writes it with ``out=``,
-bit-identical to ``compute``, as TensorFlow's ``forward_input_or_allocate_output``.
+holder left: a reference count of one beyond the list, as ``OpKernelContext.forward_refusal``
+checks (arguments the caller holds, constants of the plan and values read again later keep more
+references and are never overwritten). ``FORWARDING_KERNELS``: ops whose ``compute`` is a numpy
+ufunc (or a short chain of them) run as a kernel that writes a forwarded or new output buffer with
+``out=``, bit-identical to ``compute``, as TensorFlow's ``forward_input_or_allocate_output``.
+
+``static_kernel`` is the same for a plan whose shapes are known when it is compiled (a function
+traced by tinytf): the plan passes the operands as arguments, knows which of them die at the step,
+and the kernel only checks that nobody else holds the buffer.
 """
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
-from tinytf.framework.kernel import OpKernelContext
+from tinytf.framework.kernel import check_allocation
 from tinytf.runtime import dispatch
+
+_getrefcount = sys.getrefcount
+_ndarray = np.ndarray
+_empty = np.empty
 
 
 def _ufunc(fn):
@@ -30,16 +40,25 @@ def _relu(arrays, out):
     np.maximum(arrays[0], np.zeros((), arrays[0].dtype), out=out)
 
 
-# op name -> writer(arrays, out): the op's compute, written into ``out`` (float dtypes only)
-FORWARDING_KERNELS = {
-    "tf.AddV2": _ufunc(np.add), "tf.Sub": _ufunc(np.subtract), "tf.Mul": _ufunc(np.multiply),
-    "tf.RealDiv": _ufunc(np.divide), "tf.Maximum": _ufunc(np.maximum), "tf.Minimum": _ufunc(np.minimum),
-    "tf.Neg": _ufunc(np.negative), "tf.Abs": _ufunc(np.absolute), "tf.Sign": _ufunc(np.sign),
-    "tf.Sqrt": _ufunc(np.sqrt), "tf.Reciprocal": _ufunc(np.reciprocal), "tf.Floor": _ufunc(np.floor),
-    "tf.Ceil": _ufunc(np.ceil), "tf.Exp": _ufunc(np.exp), "tf.Log": _ufunc(np.log), "tf.Log1p": _ufunc(np.log1p),
-    "tf.Sin": _ufunc(np.sin), "tf.Cos": _ufunc(np.cos), "tf.Tanh": _ufunc(np.tanh),
-    "tf.Square": _square, "tf.Relu": _relu,
+def _tanh_grad(arrays, out):  # TanhGrad's compute, dy * (1 - y * y), in the same three roundings
+    y, dy = arrays
+    t = np.multiply(y, y) if out is dy else np.multiply(y, y, out=out)  # dy is read last: not its buffer
+    np.subtract(out.dtype.type(1), t, out=t)
+    np.multiply(dy, t, out=out)
+
+
+# op name -> the numpy ufunc that is its whole compute (float dtypes)
+UFUNCS = {
+    "tf.AddV2": np.add, "tf.Sub": np.subtract, "tf.Mul": np.multiply, "tf.RealDiv": np.divide,
+    "tf.Maximum": np.maximum, "tf.Minimum": np.minimum, "tf.Neg": np.negative, "tf.Abs": np.absolute,
+    "tf.Sign": np.sign, "tf.Sqrt": np.sqrt, "tf.Reciprocal": np.reciprocal, "tf.Floor": np.floor,
+    "tf.Ceil": np.ceil, "tf.Exp": np.exp, "tf.Log": np.log, "tf.Log1p": np.log1p, "tf.Sin": np.sin,
+    "tf.Cos": np.cos, "tf.Tanh": np.tanh,
 }
+
+# op name -> writer(arrays, out): the op's compute, written into ``out`` (float dtypes only)
+FORWARDING_KERNELS = {name: _ufunc(fn) for name, fn in UFUNCS.items()}
+FORWARDING_KERNELS.update({"tf.Square": _square, "tf.Relu": _relu, "tf.TanhGrad": _tanh_grad})
 
 
 def forwarding_kernel(name: str, info, attrs, fallback):
@@ -48,24 +67,108 @@ def forwarding_kernel(name: str, info, attrs, fallback):
     write = FORWARDING_KERNELS.get(name)
     if write is None:
         return None
-    cache: dict = {}
+    results: dict = {}  # (dtype, input shapes) -> (result shape, is it an input's shape), per signature
 
     def run(arrays):
         first = arrays[0]
         dtype = getattr(first, "dtype", None)
-        if dtype is None or dtype.kind != "f" or any(type(a) is not np.ndarray or a.dtype != dtype for a in arrays):
+        if dtype is None or dtype.kind != "f" or any(type(a) is not _ndarray or a.dtype != dtype for a in arrays):
             return fallback(arrays)
-        key = dispatch.signature(arrays)
-        if key not in cache:  # the op's shape rule, once per input signature, as the generic runner does
+        key = (dtype, first.shape) if len(arrays) == 1 else (dtype, *[a.shape for a in arrays])
+        found = results.get(key)
+        if found is None:  # the op's shape rule, once per input signature, as the generic runner does
             dts = dispatch.result_dtypes(dispatch.infer(info, arrays, attrs))
             if dts and dts[0] is not None and dts[0] != dtype:
                 return fallback(arrays)
-            cache[key] = True
-        shape = first.shape if len(arrays) == 1 else np.broadcast_shapes(*[a.shape for a in arrays])
+            shapes = key[1:]
+            shape = shapes[0] if all(s == shapes[0] for s in shapes) else np.broadcast_shapes(*shapes)
+            found = (shape, shape in shapes)
+            if len(results) < 64:
+                results[key] = found
+        shape, an_input_shape = found
         del first
-        ctx = OpKernelContext(name, arrays, 1)  # keeps ``arrays`` itself: the dying buffers' only holder
-        out, _ = ctx.forward_input_or_allocate_output(range(len(arrays)), 0, shape, dtype)
+        # TensorFlow's forward_input_or_allocate_output, inline: a dying input of the result's shape
+        # that owns its writable C-contiguous buffer, referenced by ``arrays``, ``a`` and getrefcount only
+        out = None
+        if an_input_shape:
+            for a in arrays:
+                if a.shape == shape and a.base is None and _getrefcount(a) <= 3 and a.flags.c_contiguous \
+                        and a.flags.writeable:
+                    out = a
+                    break
+            a = None
+        if out is None:
+            if not an_input_shape:  # a broadcast result larger than any input: the allocation guard
+                check_allocation(name, shape, dtype)
+            out = _empty(shape, dtype)
         write(arrays, out)
-        return ctx.outputs
+        return [out]
 
     return run
+
+
+def _dying_refs() -> int:
+    """The reference count a kernel sees on an argument only the calling plan's local holds."""
+    def kernel(a):
+        return _getrefcount(a)
+
+    value = _empty(1)
+    return kernel(value)
+
+
+DYING = _dying_refs()
+
+
+def static_kernel(name: str, shapes: list, shape: tuple, dtype, dying: set):
+    """``run(*arrays) -> array`` for op ``name`` on float operands of known ``shapes`` and ``dtype``
+    giving ``shape``, or None when the op has no forwarding kernel. Operands at positions ``dying``
+    are read for the last time: one of the result's shape becomes the output when nothing but the
+    plan's local holds it (ops of one or two operands)."""
+    write = FORWARDING_KERNELS.get(name)
+    if write is None or len(shapes) not in (1, 2):
+        return None
+    ufunc = UFUNCS.get(name)
+    candidates = [i for i in sorted(dying) if shapes[i] == shape] if shape else []
+    if not candidates:
+        if ufunc is not None and shape:
+            return ufunc  # a fresh result: the ufunc itself (same dtypes in, same dtype out)
+
+        def fresh(*arrays):
+            out = _empty(shape, dtype)
+            write(arrays, out)
+            return out
+
+        return fresh
+    first = 0 in candidates
+    second = 1 in candidates
+    if len(shapes) == 1:
+        def unary(a):
+            if type(a) is _ndarray and a.base is None and _getrefcount(a) <= DYING and a.flags.c_contiguous \
+                    and a.flags.writeable:
+                out = a
+            else:
+                out = _empty(shape, dtype)
+            if ufunc is not None:
+                ufunc(a, out=out)
+            else:
+                write((a,), out)
+            return out
+
+        return unary
+
+    def binary(a, b):
+        if first and type(a) is _ndarray and a.base is None and _getrefcount(a) <= DYING \
+                and a.flags.c_contiguous and a.flags.writeable:
+            out = a
+        elif second and type(b) is _ndarray and b.base is None and _getrefcount(b) <= DYING \
+                and b.flags.c_contiguous and b.flags.writeable:
+            out = b
+        else:
+            out = _empty(shape, dtype)
+        if ufunc is not None:
+            ufunc(a, b, out=out)
+        else:
+            write((a, b), out)
+        return out
+
+    return binary
