@@ -77,10 +77,10 @@ def main(argv=None) -> list[Row]:
     repeat = 3 if args.quick else 7
 
     from tinytf import mlir
+    from tinytf.loaded_module import LoadedModule
     from tinytf.passes.constant_fold import constant_fold
     from tinytf.quantization import constant_bytes, freeze_variables, quantize_weights
     from tinytf.quantization.hlo_constants import constant_bytes as hlo_bytes
-    from tinytf.runtime.module import LoadedModule
 
     ws = weights()
     x = np.random.default_rng(1).standard_normal((BATCH, SIZES[0])).astype(np.float32)

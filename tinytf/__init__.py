@@ -44,9 +44,9 @@ from tinytf.framework.kernel import check_allocation, set_allocation_limit  # no
 from tinytf.framework.tensor_spec import TensorSpec  # noqa: F401
 from tinytf.framework.variables import Variable  # noqa: F401
 from tinytf.function import ConcreteFunction, Function, function  # noqa: F401
+from tinytf.loaded_module import LoadedModule, load_mlir  # noqa: F401
 from tinytf.runtime import namespaces as _namespaces
 from tinytf.runtime.constructors import constant, convert_to_tensor  # noqa: F401
-from tinytf.runtime.module import LoadedModule, load_mlir  # noqa: F401
 from tinytf.runtime.tensor import Tensor  # noqa: F401
 from tinytf.runtime.tracing import SymbolicTensor  # noqa: F401
 

@@ -28,7 +28,7 @@ import weakref
 import numpy as np
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr, ModuleOp, i32
 
-from tinytf import dtypes
+import tinytf.dtypes as dtypes
 from tinytf.errors import InvalidArgumentError, UnimplementedError
 from tinytf.framework import context
 from tinytf.framework.tensor_spec import TensorSpec
@@ -44,7 +44,7 @@ _trace_ids = itertools.count(1)
 
 def _run_cluster(module, callee: str, arrays: list) -> list:
     """Graph mode runs a tf_device.cluster_func's callee through XLA (JAX loads on first use)."""
-    from tinytf import xla
+    import tinytf.xla as xla
 
     return xla.run_cluster(module, callee, arrays)
 
@@ -112,7 +112,7 @@ class ConcreteFunction:
         return self._program.function(self.name)
 
     def mlir(self, generic: bool = False) -> str:
-        from tinytf import mlir
+        import tinytf.mlir as mlir
 
         return mlir.print(self.module, generic=generic)
 
@@ -152,7 +152,7 @@ class ConcreteFunction:
         return pack_like(self.structured_outputs, [wrap(np.asarray(o)) for o in outs], skip_none=True)
 
     def _run_xla(self, arrays):
-        from tinytf import xla
+        import tinytf.xla as xla
 
         return xla.run_module(self.module, self.name, arrays + self.captured_variables)
 
@@ -180,7 +180,7 @@ class Function:
         functools.update_wrapper(self, fn)
         if self.jit_compile:
             try:
-                from tinytf import xla
+                import tinytf.xla as xla
             except ImportError:
                 xla = None
             if xla is None or not hasattr(xla, "run_module"):
@@ -318,8 +318,8 @@ def optimize(module: ModuleOp) -> None:
     from xdsl.transforms.common_subexpression_elimination import CommonSubexpressionElimination
     from xdsl.transforms.dead_code_elimination import DeadCodeElimination
 
+    import tinytf.mlir as mlir
     import tinytf.passes  # noqa: F401  (hooks constant folding into canonicalize)
-    from tinytf import mlir
 
     if not _PASS_CONTEXT:
         _PASS_CONTEXT.append(mlir.context())

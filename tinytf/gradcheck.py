@@ -29,7 +29,7 @@ import weakref
 
 import numpy as np
 
-from tinytf import dtypes
+import tinytf.dtypes as dtypes
 from tinytf.autodiff.check_report import CheckReport, InputResult, Mismatch, compare_elements
 from tinytf.autodiff.tape import GradientTape
 from tinytf.autodiff.vectorized import VectorizedModel, as_output_list, gradient_function

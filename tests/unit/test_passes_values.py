@@ -10,10 +10,10 @@ from xdsl.transforms.canonicalize import CanonicalizePass
 import tinytf as tt
 import tinytf.passes  # noqa: F401  (hooks tf constant folding into canonicalize)
 from tinytf import mlir
+from tinytf.loaded_module import LoadedModule
 from tinytf.ops.functional import StatefulPartitionedCall
 from tinytf.ops.tf_device import ClusterFuncOp
 from tinytf.passes import ClusterFormation, ClusterOutlining, Inline, MarkInputOutputAliases, ShapeInference
-from tinytf.runtime.module import LoadedModule
 
 FIXTURES = Path(__file__).parents[1] / "conformance" / "fixtures"
 

@@ -8,9 +8,9 @@ import pytest
 import tinytf as tt
 from tinytf import mlir
 from tinytf.errors import InvalidArgumentError, NotFoundError
+from tinytf.loaded_module import LoadedModule
 from tinytf.quantization import constant_bytes, freeze_variables, quantize, quantize_weights
 from tinytf.quantization.int8 import scale_shape
-from tinytf.runtime.module import LoadedModule
 
 RNG = np.random.default_rng(7)
 

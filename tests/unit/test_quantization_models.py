@@ -9,12 +9,12 @@ import pytest
 
 from tinytf import mlir
 from tinytf.cli import main as cli
+from tinytf.loaded_module import LoadedModule
 from tinytf.passes.constant_fold import constant_fold
 from tinytf.quantization import constant_bytes, freeze_variables, quantize_weights
 from tinytf.quantization.freeze_variables import load_npz
 from tinytf.quantization.hlo_constants import constant_bytes as hlo_bytes
 from tinytf.quantization.hlo_constants import hlo_constants
-from tinytf.runtime.module import LoadedModule
 
 FIXTURES = Path(__file__).parents[1] / "conformance" / "fixtures"
 BACKENDS = ["graph", "xla"]

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tinytf import dtypes
+import tinytf.dtypes as dtypes
 from tinytf.autodiff.sparse_batch import _CHEAP, _NOT_BROADCASTING, SparseBatch, _changed_only, _sparse_rule
 from tinytf.errors import UnimplementedError
 from tinytf.framework import op as op_module

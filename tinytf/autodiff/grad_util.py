@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tinytf import dtypes
+import tinytf.dtypes as dtypes
 from tinytf.framework import op as op_module
 from tinytf.framework.variables import Variable
 

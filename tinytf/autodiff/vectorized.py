@@ -17,7 +17,7 @@ import weakref
 
 import numpy as np
 
-from tinytf import dtypes
+import tinytf.dtypes as dtypes
 from tinytf.autodiff.batching import BatchedGraph, _promote_array
 from tinytf.autodiff.sparse_batch import SparseBatch
 from tinytf.autodiff.tape import GradientTape

@@ -221,7 +221,7 @@ def cluster(tour: Tour) -> None:
     from rich.table import Table
     from xdsl.dialects import func
 
-    from tinytf import mlir
+    import tinytf.mlir as mlir
 
     if not hasattr(tour, "train_cf"):
         raise Unavailable("no traced training step (step 4)")
@@ -261,7 +261,7 @@ def xla_compile(tour: Tour) -> None:
     if not hasattr(tour, "clustered"):
         raise Unavailable("no clustered training step (step 5)")
     try:
-        from tinytf import xla
+        import tinytf.xla as xla
     except ImportError as err:
         raise Unavailable(f"tinytf.xla ({err})") from None
     start = time.perf_counter()
@@ -287,8 +287,8 @@ def quantize(tour: Tour) -> None:
 
     tt = tour.tt
     try:
+        from tinytf.loaded_module import LoadedModule
         from tinytf.quantization import constant_bytes, freeze_variables, quantize_weights
-        from tinytf.runtime.module import LoadedModule
     except ImportError as err:
         raise Unavailable(f"tinytf.quantization ({err})") from None
     forward = tt.function(forward_pass(tour))

@@ -97,7 +97,7 @@ def _check(args) -> int:
     from rich.console import Console
     from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
-    from tinytf import dtypes
+    import tinytf.dtypes as dtypes
     from tinytf.gradcheck import check_gradients
 
     console = Console()

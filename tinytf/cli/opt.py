@@ -15,7 +15,7 @@ from typing import IO
 from xdsl.utils.exceptions import DiagnosticException
 from xdsl.xdsl_opt_main import xDSLOptMain
 
-from tinytf import mlir
+import tinytf.mlir as mlir
 from tinytf.cli.errors import run_tool
 from tinytf.errors import InvalidArgumentError, ParseError
 

@@ -47,11 +47,12 @@ def _inputs(path: str, count: int) -> list[np.ndarray]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    from tinytf import mlir
+    import tinytf.mlir as mlir
+    from tinytf.loaded_module import LoadedModule
     from tinytf.passes.constant_fold import constant_fold
     from tinytf.quantization import constant_bytes, freeze_variables, quantize_weights
     from tinytf.quantization.freeze_variables import load_npz
-    from tinytf.runtime.module import LoadedModule, find_entry
+    from tinytf.runtime.module import find_entry
 
     if args.min_elements < 1:
         raise InvalidArgumentError(f"--min-elements must be at least 1, got {args.min_elements}")

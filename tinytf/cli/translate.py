@@ -47,7 +47,7 @@ def _split(text: str | None) -> list[str] | None:
 
 
 def _data_types(text: str | None):
-    from tinytf import dtypes
+    import tinytf.dtypes as dtypes
 
     names = _split(text)
     if names is None:

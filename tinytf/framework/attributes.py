@@ -30,7 +30,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, TypeAttribute
 from xdsl.irdl import opt_prop_def
 
-from tinytf import dtypes
+import tinytf.dtypes as dtypes
 from tinytf.dtypes import DType
 from tinytf.errors import InvalidArgumentError
 from tinytf.framework import tf_types

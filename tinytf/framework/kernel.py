@@ -24,7 +24,7 @@ import sys
 
 import numpy as np
 
-from tinytf import dtypes
+import tinytf.dtypes as dtypes
 from tinytf.errors import InvalidArgumentError, ResourceExhaustedError
 from tinytf.framework.variables import Variable
 

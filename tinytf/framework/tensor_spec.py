@@ -9,7 +9,7 @@ Shape rules may also see ``value``: the operand's numpy value when it is a known
 """
 from __future__ import annotations
 
-from tinytf import dtypes
+import tinytf.dtypes as dtypes
 from tinytf.dtypes import DType
 from tinytf.framework import tf_types
 

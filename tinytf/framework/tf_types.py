@@ -31,7 +31,7 @@ from xdsl.irdl import irdl_attr_definition
 from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 
-from tinytf import dtypes
+import tinytf.dtypes as dtypes
 from tinytf.dtypes import DType
 from tinytf.errors import InvalidArgumentError
 

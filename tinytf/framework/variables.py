@@ -29,7 +29,7 @@ import threading
 
 import numpy as np
 
-from tinytf import dtypes
+import tinytf.dtypes as dtypes
 from tinytf.errors import FailedPreconditionError, InvalidArgumentError
 from tinytf.framework.op import REGISTRY
 

@@ -10,7 +10,7 @@ import numpy as np
 from xdsl.irdl import operand_def, result_def, traits_def, var_operand_def, var_result_def
 from xdsl.traits import ConstantLike, Pure
 
-from tinytf import dtypes
+import tinytf.dtypes as dtypes
 from tinytf.errors import InvalidArgumentError
 from tinytf.framework import tf_types
 from tinytf.framework.attributes import attr, derived

@@ -14,7 +14,7 @@ from typing import ClassVar
 import numpy as np
 from xdsl.irdl import traits_def
 
-from tinytf import dtypes
+import tinytf.dtypes as dtypes
 from tinytf.framework.op import NotDifferentiable, register
 from tinytf.framework.tensor_spec import TensorSpec
 from tinytf.ops.math import multiply

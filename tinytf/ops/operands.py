@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from tinytf import dtypes
+import tinytf.dtypes as dtypes
 from tinytf.errors import InvalidArgumentError
 from tinytf.framework.kernel import check_allocation
 from tinytf.framework.tensor_spec import TensorSpec

@@ -9,7 +9,7 @@ import numpy as np
 from xdsl.irdl import operand_def, result_def, traits_def
 from xdsl.traits import Pure
 
-from tinytf import dtypes
+import tinytf.dtypes as dtypes
 from tinytf.errors import InvalidArgumentError, UnimplementedError
 from tinytf.framework.op import Op, register
 from tinytf.framework.tensor_spec import TensorSpec

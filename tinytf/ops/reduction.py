@@ -18,7 +18,7 @@ import numpy as np
 from xdsl.irdl import operand_def, result_def, traits_def
 from xdsl.traits import Pure
 
-from tinytf import dtypes
+import tinytf.dtypes as dtypes
 from tinytf.errors import InvalidArgumentError, UnimplementedError
 from tinytf.framework import tf_types
 from tinytf.framework.attributes import attr, derived

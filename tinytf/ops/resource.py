@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from xdsl.irdl import operand_def, result_def, traits_def
 
-from tinytf import dtypes
+import tinytf.dtypes as dtypes
 from tinytf.errors import InvalidArgumentError
 from tinytf.framework import tf_types
 from tinytf.framework.attributes import attr, derived

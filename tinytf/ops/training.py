@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 from xdsl.irdl import operand_def, result_def, traits_def
 
-from tinytf import dtypes
+import tinytf.dtypes as dtypes
 from tinytf.errors import FailedPreconditionError, InvalidArgumentError
 from tinytf.framework import context
 from tinytf.framework.attributes import attr

@@ -32,7 +32,7 @@ from xdsl.ir import Attribute, BlockArgument
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from tinytf import dtypes
+import tinytf.dtypes as dtypes
 from tinytf.errors import InvalidArgumentError, NotFoundError
 from tinytf.framework import tf_types
 from tinytf.framework.attributes import numpy_to_dense
@@ -194,7 +194,7 @@ def check_shapes(fn: FuncOp, known: dict | None = None) -> None:
     """Run each op's shape rule over ``fn``'s top-level ops, with constants' values and ``known``
     specs (SSA value -> TensorSpec) for some values; a rule's InvalidArgumentError (a weight of the
     wrong shape) is raised with the op's location. Rules that cannot decide on partial shapes pass."""
-    from tinytf import mlir
+    import tinytf.mlir as mlir
 
     specs = dict(known or {})
     for op in fn.body.block.ops:

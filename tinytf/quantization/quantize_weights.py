@@ -40,7 +40,7 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from tinytf import dtypes
+import tinytf.dtypes as dtypes
 from tinytf.framework import tf_types
 from tinytf.framework.attributes import numpy_to_dense
 from tinytf.ops.array import Cast, Const, Identity

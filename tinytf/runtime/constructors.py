@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tinytf import dtypes
+import tinytf.dtypes as dtypes
 from tinytf.errors import InvalidArgumentError
 from tinytf.framework.kernel import check_allocation
 from tinytf.framework.variables import Variable

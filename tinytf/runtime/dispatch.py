@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from xdsl.irdl import VarResultDef
 
-from tinytf import dtypes
+import tinytf.dtypes as dtypes
 from tinytf.errors import InvalidArgumentError, OpError, ResourceExhaustedError, UnimplementedError
 from tinytf.framework.kernel import OpKernelContext
 from tinytf.framework.op import Elementwise, ResourceOp, has_trait

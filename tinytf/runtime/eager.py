@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tinytf import dtypes
+import tinytf.dtypes as dtypes
 from tinytf.errors import InvalidArgumentError, OpError
 from tinytf.framework.tensor_spec import TensorSpec
 from tinytf.framework.variables import Variable

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tinytf import dtypes
+import tinytf.dtypes as dtypes
 from tinytf.errors import InvalidArgumentError, UnimplementedError
 
 _FUNCTIONS: dict = {}

@@ -20,7 +20,7 @@ from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, StringAttr
 from xdsl.ir import Block, Region
 from xdsl.irdl import VarOperandDef, VarResultDef
 
-from tinytf import dtypes
+import tinytf.dtypes as dtypes
 from tinytf.errors import InvalidArgumentError
 from tinytf.framework import tf_types
 from tinytf.framework.tensor_spec import TensorSpec

@@ -14,7 +14,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp
 from xdsl.ir import BlockArgument
 
-from tinytf import dtypes
+import tinytf.dtypes as dtypes
 from tinytf.errors import InvalidArgumentError
 from tinytf.framework import tf_types
 from tinytf.framework.tensor_spec import TensorSpec
@@ -54,7 +54,7 @@ def resolve(func_or_module, entry: str | None = None) -> tuple[ModuleOp, func.Fu
                           obj.name in functions(obj.module) else None)
         obj = obj.module
     if isinstance(obj, str):
-        from tinytf import mlir
+        import tinytf.mlir as mlir
 
         obj = mlir.parse(obj)
         mlir.verify(obj)

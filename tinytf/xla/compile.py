@@ -20,7 +20,7 @@ import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 
-from tinytf import dtypes
+import tinytf.dtypes as dtypes
 from tinytf.errors import UnimplementedError
 from tinytf.framework import tf_types
 from tinytf.framework.tensor_spec import TensorSpec

@@ -30,7 +30,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Operation
 
-from tinytf import dtypes
+import tinytf.dtypes as dtypes
 from tinytf.errors import InvalidArgumentError, NotFoundError, OpError, UnimplementedError
 from tinytf.framework import tf_types
 from tinytf.framework.op import Op

@@ -11,7 +11,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, SymbolRefAttr
 from xdsl.ir import Operation
 
-from tinytf import dtypes
+import tinytf.dtypes as dtypes
 from tinytf.errors import InvalidArgumentError, OpError
 from tinytf.framework import tf_types
 
@@ -79,7 +79,7 @@ def op_name(op: Operation) -> str:
 
 
 def where(op: Operation) -> str:
-    from tinytf import mlir
+    import tinytf.mlir as mlir
 
     loc = mlir.location(op)
     return f"{loc}: " if loc else ""

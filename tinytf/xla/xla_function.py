@@ -21,7 +21,7 @@ import weakref
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
-from tinytf import dtypes
+import tinytf.dtypes as dtypes
 from tinytf.errors import InvalidArgumentError
 from tinytf.framework import tf_types
 from tinytf.framework.variables import Variable

@@ -1,0 +1,63 @@
+"""``tt.load_mlir``: MLIR text (TensorFlow's export, or tinytf's own) as a runnable module.
+
+    m = tt.load_mlir("model.mlir")
+    logits, = m.run(x, w1, b1)            # a resource argument's array is the variable's value
+    m.run(x, entry="predict", backend="graph")
+
+The entry function is the only public ``func.func``, else ``@main``, else the one carrying
+``tf.entry_function``. Pass a ``tt.Variable`` for a resource argument to see its updates.
+"""
+from __future__ import annotations
+
+import numpy as np
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp
+
+import tinytf.mlir as mlir
+from tinytf.errors import InvalidArgumentError
+from tinytf.runtime.executor import Program, check_argument
+from tinytf.runtime.module import find_entry
+
+
+class LoadedModule:
+    """A parsed and verified module; ``run`` executes a function of it."""
+
+    def __init__(self, module: ModuleOp, name: str = "<string>"):
+        self.module = module
+        self.name = name
+        self._program = Program(module)
+
+    @property
+    def functions(self) -> list[str]:
+        return list(self._program.functions)
+
+    def entry(self, entry: str | None = None) -> func.FuncOp:
+        return find_entry(self.module, entry)
+
+    def run(self, *arrays, entry: str | None = None, backend: str = "graph") -> list[np.ndarray]:
+        """Run the entry function on ``arrays`` (arg0, arg1, ...); a list of numpy outputs."""
+        fn = self.entry(entry)
+        fn_name = fn.sym_name.data
+        arg_types = list(fn.function_type.inputs.data)
+        if len(arrays) != len(arg_types):
+            raise InvalidArgumentError(f"@{fn_name} takes {len(arg_types)} arguments, got {len(arrays)}")
+        args = [check_argument(a, t, i, fn_name) for i, (a, t) in enumerate(zip(arrays, arg_types))]
+        if backend == "graph":
+            outs = self._program.run(fn_name, args)
+        elif backend == "xla":
+            import tinytf.xla as xla  # JAX loads on first use
+
+            outs = xla.run_module(self.module, fn_name, args)
+        else:
+            raise InvalidArgumentError(f"unknown backend '{backend}' (graph or xla)")
+        return [np.asarray(o) for o in outs]
+
+    def __str__(self) -> str:
+        return mlir.print(self.module)
+
+
+def load_mlir(path_or_text) -> LoadedModule:
+    """Parse (a file or text) and verify; ParseError / InvalidArgumentError with file:line:col."""
+    module = mlir.parse(path_or_text)  # reads a path itself (and names errors after the file)
+    mlir.verify(module)
+    return LoadedModule(module, str(path_or_text) if "\n" not in str(path_or_text) else "<string>")
