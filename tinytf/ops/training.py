@@ -137,152 +137,127 @@ def _adam(use_nesterov):
     return update
 
 
-# --- resource forms --------------------------------------------------------------------------------
+# --- the ops: one definition per algorithm, a resource form and a ref form of each ---------------
 
 class _Training(Op):
+    """Shared rules: ``layout()`` gives (number of variable operands, indices of scalar operands),
+    ``rule(**attrs)`` the in-place update; the ref forms also have a result (the forwarded ref)."""
+
     use_locking = attr(False)
     traits = traits_def(NoConstantFold(), ResourceOp(), NotDifferentiable())
 
+    @classmethod
+    def is_ref(cls) -> bool:
+        return bool(cls.get_irdl_definition().results)
+
+    @classmethod
+    def infer(cls, *specs, **_):
+        num_vars, scalars = cls.layout()
+        return _infer(cls.name, list(specs), num_vars, set(scalars), ref=cls.is_ref())
+
+    @classmethod
+    def kernel(cls, ctx, *, use_locking, **attrs):
+        num_vars, scalars = cls.layout()
+        _check_scalars(ctx, scalars)
+        _apply(ctx, num_vars, use_locking, cls.is_ref(), cls.rule(**attrs))
+
+
+class _GradientDescent(_Training):
+    var = operand_def()
+    alpha = operand_def()
+    delta = operand_def()
+
+    @staticmethod
+    def layout():
+        return 1, (1,)
+
+    @staticmethod
+    def rule():
+        return _gradient_descent
+
+
+class _Momentum(_Training):
+    var = operand_def()
+    accum = operand_def()
+    lr = operand_def()
+    grad = operand_def()
+    momentum = operand_def()
+    use_nesterov = attr(False)
+
+    @staticmethod
+    def layout():
+        return 2, (2, 4)
+
+    @staticmethod
+    def rule(use_nesterov):
+        return _momentum(use_nesterov)
+
+
+class _Adam(_Training):
+    var = operand_def()
+    m = operand_def()
+    v = operand_def()
+    beta1_power = operand_def()
+    beta2_power = operand_def()
+    lr = operand_def()
+    beta1 = operand_def()
+    beta2 = operand_def()
+    epsilon = operand_def()
+    grad = operand_def()
+    use_nesterov = attr(False)
+
+    @staticmethod
+    def layout():
+        return 3, (3, 4, 5, 6, 7, 8)
+
+    @staticmethod
+    def rule(use_nesterov):
+        return _adam(use_nesterov)
+
 
 @register
-class ResourceApplyGradientDescent(_Training):
+class ResourceApplyGradientDescent(_GradientDescent):
     """var -= alpha * delta.  "tf.ResourceApplyGradientDescent"(%var, %alpha, %delta) <{use_locking = true}>"""
 
     name = "tf.ResourceApplyGradientDescent"
-    var = operand_def()
-    alpha = operand_def()
-    delta = operand_def()
-
-    @classmethod
-    def infer(cls, var, alpha, delta, **_):
-        return _infer(cls.name, [var, alpha, delta], 1, {1}, ref=False)
-
-    @staticmethod
-    def kernel(ctx, *, use_locking):
-        _check_scalars(ctx, [1])
-        _apply(ctx, 1, use_locking, False, _gradient_descent)
 
 
 @register
-class ResourceApplyMomentum(_Training):
+class ResourceApplyMomentum(_Momentum):
     """accum = accum * momentum + grad; var -= lr * accum (Nesterov: var -= grad * lr + accum * momentum * lr)."""
 
     name = "tf.ResourceApplyMomentum"
-    var = operand_def()
-    accum = operand_def()
-    lr = operand_def()
-    grad = operand_def()
-    momentum = operand_def()
-    use_nesterov = attr(False)
-
-    @classmethod
-    def infer(cls, var, accum, lr, grad, momentum, **_):
-        return _infer(cls.name, [var, accum, lr, grad, momentum], 2, {2, 4}, ref=False)
-
-    @staticmethod
-    def kernel(ctx, *, use_locking, use_nesterov):
-        _check_scalars(ctx, [2, 4])
-        _apply(ctx, 2, use_locking, False, _momentum(use_nesterov))
 
 
 @register
-class ResourceApplyAdam(_Training):
+class ResourceApplyAdam(_Adam):
     """One Adam step on var, m and v (see the module docstring)."""
 
     name = "tf.ResourceApplyAdam"
-    var = operand_def()
-    m = operand_def()
-    v = operand_def()
-    beta1_power = operand_def()
-    beta2_power = operand_def()
-    lr = operand_def()
-    beta1 = operand_def()
-    beta2 = operand_def()
-    epsilon = operand_def()
-    grad = operand_def()
-    use_nesterov = attr(False)
 
-    @classmethod
-    def infer(cls, *specs, **_):
-        return _infer(cls.name, list(specs), 3, {3, 4, 5, 6, 7, 8}, ref=False)
-
-    @staticmethod
-    def kernel(ctx, *, use_locking, use_nesterov):
-        _check_scalars(ctx, range(3, 9))
-        _apply(ctx, 3, use_locking, False, _adam(use_nesterov))
-
-
-# --- ref forms -------------------------------------------------------------------------------------
 
 @register
-class ApplyGradientDescent(_Training):
+class ApplyGradientDescent(_GradientDescent):
     """var -= alpha * delta on a ref variable; returns the ref."""
 
     name = "tf.ApplyGradientDescent"
-    var = operand_def()
-    alpha = operand_def()
-    delta = operand_def()
     out = result_def()
-
-    @classmethod
-    def infer(cls, var, alpha, delta, **_):
-        return _infer(cls.name, [var, alpha, delta], 1, {1}, ref=True)
-
-    @staticmethod
-    def kernel(ctx, *, use_locking):
-        _check_scalars(ctx, [1])
-        _apply(ctx, 1, use_locking, True, _gradient_descent)
 
 
 @register
-class ApplyMomentum(_Training):
+class ApplyMomentum(_Momentum):
     """Momentum on ref variables var and accum; returns the var ref."""
 
     name = "tf.ApplyMomentum"
-    var = operand_def()
-    accum = operand_def()
-    lr = operand_def()
-    grad = operand_def()
-    momentum = operand_def()
     out = result_def()
-    use_nesterov = attr(False)
-
-    @classmethod
-    def infer(cls, var, accum, lr, grad, momentum, **_):
-        return _infer(cls.name, [var, accum, lr, grad, momentum], 2, {2, 4}, ref=True)
-
-    @staticmethod
-    def kernel(ctx, *, use_locking, use_nesterov):
-        _check_scalars(ctx, [2, 4])
-        _apply(ctx, 2, use_locking, True, _momentum(use_nesterov))
 
 
 @register
-class ApplyAdam(_Training):
+class ApplyAdam(_Adam):
     """Adam on ref variables var, m and v; returns the var ref."""
 
     name = "tf.ApplyAdam"
-    var = operand_def()
-    m = operand_def()
-    v = operand_def()
-    beta1_power = operand_def()
-    beta2_power = operand_def()
-    lr = operand_def()
-    beta1 = operand_def()
-    beta2 = operand_def()
-    epsilon = operand_def()
-    grad = operand_def()
     out = result_def()
-    use_nesterov = attr(False)
-
-    @classmethod
-    def infer(cls, *specs, **_):
-        return _infer(cls.name, list(specs), 3, {3, 4, 5, 6, 7, 8}, ref=True)
-
-    @staticmethod
-    def kernel(ctx, *, use_locking, use_nesterov):
-        _check_scalars(ctx, range(3, 9))
-        _apply(ctx, 3, use_locking, True, _adam(use_nesterov))
 
 
 # --- public functions ------------------------------------------------------------------------------
