@@ -138,9 +138,28 @@ def verify(module: Operation) -> None:
 
 # --- printing ----------------------------------------------------------------------------------
 
+# MLIR elides the dialect of these ops in custom form, as TensorFlow's exports show.
+_SHORT_NAMES = {"builtin.module": "module", "func.return": "return"}
+
+
 class TFPrinter(Printer):
-    """xDSL's printer, printing attributes as MLIR (and so TensorFlow) does: ``[1, 1]`` for i64
-    arrays, not ``[1 : i64, 1 : i64]``; ``0x7FC00000`` for NaN."""
+    """xDSL's printer, printing as MLIR (and so TensorFlow) does: ``[1, 1]`` for i64 arrays, not
+    ``[1 : i64, 1 : i64]``; ``0x7FC00000`` for NaN; ``module`` and ``return``, not
+    ``builtin.module`` and ``func.return``."""
+
+    _renamed: tuple[str, str] | None = None  # (xDSL name, MLIR name) of the op being started
+
+    def print_op(self, op) -> None:
+        short = None if self.print_generic_format else _SHORT_NAMES.get(op.name)
+        self._renamed = (op.name, short) if short and not op.results else None
+        super().print_op(op)
+
+    def print_string(self, text: str, *, indent: int | None = None) -> None:
+        if self._renamed is not None:  # the first string of a renamed op is its name
+            long_name, short = self._renamed
+            self._renamed = None
+            text = short if text == long_name else text
+        super().print_string(text, indent=indent)
 
     def print_attribute(self, attribute) -> None:
         if isinstance(attribute, ArrayAttr):

@@ -12,7 +12,7 @@
 // CHECK-NEXT:    "tf.AssignVariableOp"(%v, %[[C]])
 // CHECK-NEXT:    "tf.ReadVariableOp"(%v)
 // CHECK-NEXT:    "tf.SomeUnknownOp"(%[[C]])
-// CHECK-NEXT:    func.return %[[C]], %[[N]]
+// CHECK-NEXT:    return %[[C]], %[[N]]
 func.func @canonicalize(%v: tensor<*x!tf_type.resource<tensor<2xi32>>>) -> (tensor<2xi32>, tensor<2xi32>) {
   %a = "tf.Const"() <{value = dense<[1, 2]> : tensor<2xi32>}> : () -> tensor<2xi32>
   %b = "tf.Const"() <{value = dense<1> : tensor<i32>}> : () -> tensor<i32>

@@ -12,7 +12,7 @@
 // CHECK-NEXT:    %[[S1:.*]] = "tf.StatefulPartitionedCall"(%x)
 // CHECK-NEXT:    %[[U0:.*]] = "tf.SomeUnknownOp"(%x)
 // CHECK-NEXT:    %[[U1:.*]] = "tf.SomeUnknownOp"(%x)
-// CHECK-NEXT:    func.return %[[A]], %[[A]], %[[R0]], %[[R1]], %[[S0]], %[[S1]], %[[U0]], %[[U1]] :
+// CHECK-NEXT:    return %[[A]], %[[A]], %[[R0]], %[[R1]], %[[S0]], %[[S1]], %[[U0]], %[[U1]] :
 func.func @cse(%x: tensor<2xf32>, %v: tensor<*x!tf_type.resource<tensor<2xf32>>>) -> (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) {
   %0 = "tf.AddV2"(%x, %x) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
   %1 = "tf.AddV2"(%x, %x) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>

@@ -8,7 +8,7 @@
 // CHECK-NEXT:    "tf.AssignVariableOp"(%v, %x)
 // CHECK-NEXT:    "tf.StatefulPartitionedCall"(%x)
 // CHECK-NEXT:    "tf.SomeUnknownOp"(%x)
-// CHECK-NEXT:    func.return %x
+// CHECK-NEXT:    return %x
 func.func @dce(%x: tensor<2xf32>, %v: tensor<*x!tf_type.resource<tensor<2xf32>>>) -> tensor<2xf32> {
   %c = "tf.Const"() <{value = dense<1.0> : tensor<2xf32>}> : () -> tensor<2xf32>
   %0 = "tf.AddV2"(%x, %c) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>

@@ -7,7 +7,7 @@
 
 // CHECK-LABEL: func.func @fold_chain
 // CHECK-NEXT:    %{{.*}} = "tf.Const"() <{value = dense<[6.000000e+00, 9.000000e+00]> : tensor<2xf32>}> : () -> tensor<2xf32>
-// CHECK-NEXT:    func.return
+// CHECK-NEXT:    return
 // LIMIT-LABEL: func.func @fold_chain
 // LIMIT-NOT:     "tf.Mul"
 // LIMIT:         "tf.Const"() <{value = dense<[6.000000e+00, 9.000000e+00]> : tensor<2xf32>}>
@@ -25,7 +25,7 @@ func.func @fold_chain() -> tensor<2xf32> {
 
 // CHECK-LABEL: func.func @keeps_result_type
 // CHECK-NEXT:    %{{.*}} = "tf.Const"() <{value = dense<[4, -1]> : tensor<2xi32>}> : () -> tensor<*xi32>
-// CHECK-NEXT:    func.return
+// CHECK-NEXT:    return
 func.func @keeps_result_type() -> tensor<*xi32> {
   %a = "tf.Const"() <{value = dense<[7, 2]> : tensor<2xi32>}> : () -> tensor<2xi32>
   %b = "tf.Const"() <{value = dense<3> : tensor<i32>}> : () -> tensor<i32>

@@ -16,7 +16,7 @@
 // CHECK-NEXT:    }) : () -> (tensor<4x2xf32>, tensor<3x2xf32>, tensor<2xf32>)
 // CHECK-NEXT:    "tf.AssignVariableOp"(%w, %[[NEW_W]])
 // CHECK-NEXT:    "tf.AssignVariableOp"(%b, %[[NEW_B]]) <{validate_shape = false}>
-// CHECK-NEXT:    func.return %[[OUT]] : tensor<4x2xf32>
+// CHECK-NEXT:    return %[[OUT]] : tensor<4x2xf32>
 // CHECK-NOT:     tf.AssignSubVariableOp
 func.func @train_step(%x: tensor<4x3xf32>, %w: tensor<*x!tf_type.resource<tensor<3x2xf32>>>, %b: tensor<*x!tf_type.resource<tensor<2xf32>>>) -> tensor<4x2xf32> {
   %lr = "tf.Const"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
@@ -49,7 +49,7 @@ func.func @train_step(%x: tensor<4x3xf32>, %w: tensor<*x!tf_type.resource<tensor
 // CHECK-NEXT:      "tf_device.return"(%[[M]])
 // CHECK-NEXT:    })
 // CHECK-NEXT:    "tf.AssignVariableOp"(%v, %[[C]])
-// CHECK-NEXT:    func.return
+// CHECK-NEXT:    return
 func.func @read_after_write(%v: tensor<*x!tf_type.resource<tensor<2xf32>>>) {
   %0 = "tf.ReadVariableOp"(%v) : (tensor<*x!tf_type.resource<tensor<2xf32>>>) -> tensor<2xf32>
   %1 = "tf.AddV2"(%0, %0) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>

@@ -7,12 +7,12 @@
 // CHECK-NEXT:    %[[R:.*]] = "tf.ReadVariableOp"
 // CHECK-NEXT:    %[[O0:[^, ]+]], %[[O1:[^, ]+]] = "tf_device.cluster_func"(%x, %[[R]]) <{func = @_func}> {_xla_compile_device_type = "CPU"} : (tensor<2xf32>, tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>)
 // CHECK-NEXT:    "tf.AssignVariableOp"(%v, %[[O1]])
-// CHECK-NEXT:    func.return %[[O0]]
+// CHECK-NEXT:    return %[[O0]]
 // CHECK-LABEL: func.func private @_func
 // CHECK-SAME:    (%[[A0:.*]]: tensor<2xf32>, %[[A1:.*]]: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>)
 // CHECK-NEXT:    %[[M:.*]] = "tf.Mul"(%[[A0]], %[[A1]])
 // CHECK-NEXT:    %[[N:.*]] = "tf.Relu"(%[[M]])
-// CHECK-NEXT:    func.return %[[N]], %[[M]] : tensor<2xf32>, tensor<2xf32>
+// CHECK-NEXT:    return %[[N]], %[[M]] : tensor<2xf32>, tensor<2xf32>
 // CHECK-NOT:     tf_device.cluster"
 func.func @single_cluster(%x: tensor<2xf32>, %v: tensor<*x!tf_type.resource<tensor<2xf32>>>) -> tensor<2xf32> {
   %r = "tf.ReadVariableOp"(%v) : (tensor<*x!tf_type.resource<tensor<2xf32>>>) -> tensor<2xf32>
@@ -57,7 +57,7 @@ func.func private @_func(%a: tensor<f32>) -> tensor<f32> {
 
 // CHECK-LABEL: func.func @no_cluster
 // CHECK-NEXT:    "tf.Relu"
-// CHECK-NEXT:    func.return
+// CHECK-NEXT:    return
 // CHECK-NOT:     func.func
 func.func @no_cluster(%x: tensor<2xf32>) -> tensor<2xf32> {
   %0 = "tf.Relu"(%x) : (tensor<2xf32>) -> tensor<2xf32>

@@ -7,7 +7,7 @@
 // CHECK-NEXT:    %[[SQ:.*]] = "tf.Mul"(%x, %x)
 // CHECK-NEXT:    %[[SUM:.*]] = "tf.AddV2"(%[[SQ]], %x)
 // CHECK-NEXT:    "tf.AssignVariableOp"(%v, %[[SUM]])
-// CHECK-NEXT:    func.return %[[SUM]]
+// CHECK-NEXT:    return %[[SUM]]
 // CHECK-NOT:     func.func
 func.func @main(%x: tensor<2xf32>, %v: tensor<*x!tf_type.resource<tensor<2xf32>>>) -> tensor<2xf32> {
   %0 = "tf.PartitionedCall"(%x) <{config = "", config_proto = "", executor_type = "", f = @outer}> : (tensor<2xf32>) -> tensor<2xf32>
@@ -66,7 +66,7 @@ func.func private @orphan(%a: tensor<2xf32>) -> tensor<2xf32> {
 // CHECK-NEXT:    %[[C:.*]] = "tf.PartitionedCall"(%x) {{.*}}f = @refined
 // CHECK-NEXT:    %[[R:.*]] = "tf.Relu"(%x) : (tensor<2xf32>) -> tensor<2xf32>
 // CHECK-NEXT:    %{{.*}} = "tf.Mul"(%[[R]], %[[R]]) : (tensor<2xf32>, tensor<2xf32>) -> tensor<*xf32>
-// CHECK-NEXT:    func.return %[[C]]
+// CHECK-NEXT:    return %[[C]]
 // CHECK-LABEL: func.func private @refined
 func.func @typed_users(%x: tensor<2xf32>) -> (tensor<*xf32>, tensor<*xf32>) {
   %0 = "tf.PartitionedCall"(%x) <{config = "", config_proto = "", executor_type = "", f = @refined}> : (tensor<2xf32>) -> tensor<*xf32>

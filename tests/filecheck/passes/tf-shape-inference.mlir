@@ -8,7 +8,7 @@
 // CHECK:         "tf.AddV2"(%{{.*}}, %{{.*}}) : (tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
 // CHECK:         "tf.Relu"(%{{.*}}) : (tensor<2x3xf32>) -> tensor<2x3xf32>
 // CHECK:         "tf.MatMul"(%{{.*}}, %{{.*}}) {{.*}} : (tensor<2x3xf32>, tensor<3x5xf32>) -> tensor<2x5xf32>
-// CHECK:         func.return %{{.*}}, %{{.*}} : tensor<2x3xf32>, tensor<2x5xf32>
+// CHECK:         return %{{.*}}, %{{.*}} : tensor<2x3xf32>, tensor<2x5xf32>
 func.func @elementwise_and_matmul(%x: tensor<2x3xf32>, %s: tensor<f32>, %w: tensor<3x5xf32>) -> (tensor<*xf32>, tensor<?x?xf32>) {
   %0 = "tf.AddV2"(%x, %s) : (tensor<2x3xf32>, tensor<f32>) -> tensor<*xf32>
   %1 = "tf.Relu"(%0) : (tensor<*xf32>) -> tensor<*xf32>
@@ -41,7 +41,7 @@ func.func @constants_and_resources(%x: tensor<2x3xf32>, %v: tensor<*x!tf_type.re
 
 // CHECK-LABEL: func.func @caller
 // CHECK:         "tf.PartitionedCall"(%{{.*}}) {{.*}} : (tensor<4x2xf32>) -> tensor<4x2xf32>
-// CHECK:         func.return %{{.*}} : tensor<4x2xf32>
+// CHECK:         return %{{.*}} : tensor<4x2xf32>
 // CHECK-LABEL: func.func private @callee
 // CHECK-SAME:    (%{{.*}}: tensor<4x2xf32>) -> tensor<4x2xf32>
 // CHECK:         "tf.Mul"(%{{.*}}, %{{.*}}) : (tensor<4x2xf32>, tensor<4x2xf32>) -> tensor<4x2xf32>
@@ -117,7 +117,7 @@ func.func @main(%x: tensor<*xf32>, %y: tensor<*xf32>) -> tensor<*xf32> {
 // CHECK-LABEL: func.func @cluster
 // CHECK:         "tf.Relu"{{.*}} -> tensor<3xf32>
 // CHECK:         }) : () -> tensor<3xf32>
-// CHECK:         func.return %{{.*}} : tensor<3xf32>
+// CHECK:         return %{{.*}} : tensor<3xf32>
 func.func @cluster(%x: tensor<3xf32>) -> tensor<*xf32> {
   %0 = "tf_device.cluster"() ({
     %1 = "tf.Relu"(%x) : (tensor<3xf32>) -> tensor<*xf32>

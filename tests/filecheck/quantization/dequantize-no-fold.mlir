@@ -41,7 +41,7 @@ func.func @quantized(%x: tensor<3x4xf32>) -> tensor<3x2xf32> {
 // CHECK-NEXT:    "tf.MatMul"(%{{.*}}, %[[W]])
 // CHECK-NOT:     xi8>
 // CHECK-NOT:     xi32>
-// CHECK:         func.return
+// CHECK:         return
 func.func @without_identity(%x: tensor<1x4xf32>) -> tensor<1x1xf32> {
   %q = "tf.Const"() <{value = dense<[[1], [-2], [3], [-4]]> : tensor<4x1xi8>}> : () -> tensor<4x1xi8>
   %zp = "tf.Const"() <{value = dense<1> : tensor<i32>}> : () -> tensor<i32>

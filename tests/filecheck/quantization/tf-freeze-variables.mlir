@@ -18,7 +18,7 @@
 // CHECK-NEXT:    %[[M:.*]] = "tf.MatMul"(%arg0, %[[W]]) {{.*}} : (tensor<4x3xf32>, tensor<3x2xf32>) -> tensor<4x?xf32>
 // CHECK-NEXT:    "tf.BiasAdd"(%[[M]], %[[B]]) {{.*}} : (tensor<4x?xf32>, tensor<2xf32>) -> tensor<4x?xf32>
 // CHECK-NOT:     tf.ReadVariableOp
-// CHECK:         func.return
+// CHECK:         return
 
 // MISSING: error: weights: no value for resource argument arg2 of @dense
 // DTYPE: error: weights arg1 (argument 1 of @dense) has dtype int32, but the model reads it as float32
@@ -44,7 +44,7 @@ func.func @dense(%arg0: tensor<4x3xf32> {tf._user_specified_name = "x"}, %arg1: 
 // CHECK-NEXT:    %[[W:.*]] = "tf.ReadVariableOp"(%arg2)
 // CHECK-NEXT:    "tf.AddV2"(%[[W]], %[[B]])
 // CHECK-NEXT:    "tf.AssignSubVariableOp"(%arg2
-// CHECK-NEXT:    func.return %{{.*}}, %[[BR]] : tensor<*xf32>, tensor<*xf32>
+// CHECK-NEXT:    return %{{.*}}, %[[BR]] : tensor<*xf32>, tensor<*xf32>
 func.func @train_step(%arg0: tensor<4x3xf32>, %arg1: tensor<*xf32>, %arg2: tensor<*x!tf_type.resource>, %arg3: tensor<*x!tf_type.resource>) -> (tensor<*xf32>, tensor<*xf32>) attributes {tf.entry_function = {control_outputs = "AssignSub", inputs = "x,y,w,b", outputs = "a,b"}} {
   %0 = "tf.ReadVariableOp"(%arg2) : (tensor<*x!tf_type.resource>) -> tensor<*xf32>
   %1 = "tf.ReadVariableOp"(%arg3) : (tensor<*x!tf_type.resource>) -> tensor<*xf32>

@@ -33,7 +33,7 @@
 // CHECK-NEXT:    %[[F:.*]] = "tf.Cast"(%[[D]]) <{Truncate = false}> : (tensor<4x2xi32>) -> tensor<4x2xf32>
 // CHECK-NEXT:    %[[W:.*]] = "tf.Mul"(%[[F]], %[[S]]) : (tensor<4x2xf32>, tensor<2xf32>) -> tensor<4x2xf32>
 // CHECK-NEXT:    %{{.*}} = "tf.MatMul"(%{{.*}}, %[[W]]) <{grad_a = false, grad_b = false, transpose_a = false, transpose_b = false}> : (tensor<3x4xf32>, tensor<4x2xf32>) -> tensor<3x2xf32>
-// CHECK-NEXT:    func.return
+// CHECK-NEXT:    return
 
 // TENSOR-LABEL: func.func @matmul
 // TENSOR-NEXT:    %[[S:.*]] = "tf.Const"() <{value = dense<0.0314960629> : tensor<f32>}> : () -> tensor<f32>
@@ -53,7 +53,7 @@
 // CALL-NEXT:    %[[D:.*]] = "tf.Sub"(%[[C]], %zp) : (tensor<*xi32>, tensor<*xi32>) -> tensor<*xi32>
 // CALL-NEXT:    %[[F:.*]] = "tf.Cast"(%[[D]]) <{Truncate = false}> : (tensor<*xi32>) -> tensor<*xf32>
 // CALL-NEXT:    %[[M:.*]] = "tf.Mul"(%[[F]], %scale) : (tensor<*xf32>, tensor<*xf32>) -> tensor<*xf32>
-// CALL-NEXT:    func.return %[[M]] : tensor<*xf32>
+// CALL-NEXT:    return %[[M]] : tensor<*xf32>
 
 // LARGE-LABEL: func.func @matmul
 // LARGE-NOT:     tf.Identity
@@ -218,7 +218,7 @@ func.func @two_weights(%x: tensor<3x4xf32>, %h: tensor<3x4xf32>) -> (tensor<3x2x
 // CALL-LABEL:  func.func @untouched
 // CHECK-NOT:     "tf.Identity"
 // CHECK-NOT:     xi8>
-// CHECK:         func.return
+// CHECK:         return
 func.func @untouched(%x: tensor<3x4xi32>, %y: tensor<3x4xf32>, %w2: tensor<4x2xf32>) -> (tensor<3x2xi32>, tensor<3x2xf32>, tensor<4x2xf32>, tensor<3x2xf32>, tensor<2x2xf32>) {
   %wi = "tf.Const"() <{value = dense<[[1, -2], [5, 4], [-1, 1], [2, -4]]> : tensor<4x2xi32>}> : () -> tensor<4x2xi32>
   %a = "tf.MatMul"(%x, %wi) <{grad_a = false, grad_b = false, transpose_a = false, transpose_b = false}> : (tensor<3x4xi32>, tensor<4x2xi32>) -> tensor<3x2xi32>
