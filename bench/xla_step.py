@@ -28,7 +28,8 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import numpy as np  # noqa: E402
 
-LR = 0.1
+from bench import mlp_step  # noqa: E402  (the same data and reference step)
+from bench.mlp_step import LR, data  # noqa: E402
 
 
 def per_call_us(rows, number: int, repeat: int) -> list:
@@ -43,24 +44,11 @@ def per_call_us(rows, number: int, repeat: int) -> list:
     return [(label, best[label]) for label, _ in rows]
 
 
-def data():
-    rng = np.random.default_rng(0)
-    x = rng.standard_normal((64, 256)).astype(np.float32)
-    y = rng.standard_normal((64, 10)).astype(np.float32)
-    w1 = (rng.standard_normal((256, 256)) / 16).astype(np.float32)
-    w2 = (rng.standard_normal((256, 10)) / 16).astype(np.float32)
-    return x, y, w1, w2
-
-
 def numpy_step(x, y, w1, w2):
-    """The reference: forward, hand-derived gradient, SGD."""
-    h = np.tanh(x @ w1)
-    d = h @ w2 - y
-    loss = np.mean(d * d)
-    g_out = 2 * d / d.size
-    g2 = h.T @ g_out
-    g1 = x.T @ ((g_out @ w2.T) * (1 - h * h))
-    return loss, w1 - LR * g1, w2 - LR * g2
+    """The reference (bench/mlp_step.py's hand-written step) on copies: (loss, new w1, new w2)."""
+    w1, w2 = w1.copy(), w2.copy()
+    loss = mlp_step.numpy_step(x, y, w1, w2)
+    return loss, w1, w2
 
 
 def tinytf_rows(x, y, w1, w2, rows, first):
