@@ -129,6 +129,20 @@ def fx_keras_mlp(tf, out_dir, log):
     _keras_fixture(tf, out_dir, "keras_mlp", model, _f32(_rng(1), 4, 20), log)
 
 
+def fx_keras_mnist_mlp(tf, out_dir, log):
+    """TensorFlow's beginner-tutorial model: big enough that the quantizer's defaults apply to it."""
+    keras = tf.keras
+    keras.utils.set_random_seed(10)
+    inp = keras.Input((28, 28), batch_size=4)
+    h = keras.layers.Flatten()(inp)
+    h = keras.layers.Dense(128, activation="relu")(h)
+    h = keras.layers.Dropout(0.2)(h)
+    out = keras.layers.Dense(10)(h)
+    model = keras.Model(inp, out)
+    x = _rng(10).uniform(0, 1, (4, 28, 28)).astype(np.float32)
+    _keras_fixture(tf, out_dir, "keras_mnist_mlp", model, x, log)
+
+
 def fx_keras_cnn(tf, out_dir, log):
     keras = tf.keras
     keras.utils.set_random_seed(2)
@@ -308,6 +322,7 @@ def fx_control_flow(tf, out_dir, log):
 
 FIXTURES = {
     "keras_mlp": fx_keras_mlp,
+    "keras_mnist_mlp": fx_keras_mnist_mlp,
     "keras_cnn": fx_keras_cnn,
     "keras_attention": fx_keras_attention,
     "keras_batchnorm": fx_keras_batchnorm,

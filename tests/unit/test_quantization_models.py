@@ -57,19 +57,22 @@ def test_tensorflow_dequantize_fixture_keeps_int8_under_xla():
 
 # --- the Keras fixtures, frozen and quantized per channel -----------------------------------
 
-# (fixture, per-channel symmetric weight bytes before -> after, measured): the MLP's 58 f32 output
-# channel scales and its 58 f32 biases (not a weight of a quantizable op) keep it at 3.06x.
-KERAS = [("keras_mlp", 5480, 1788), ("keras_cnn", 8400, 2300)]
+# (fixture, min-elements, per-channel symmetric weight bytes before -> after, measured). keras_mnist_mlp is
+# TensorFlow's beginner-tutorial model (784-128-10) at the quantizer's default min-elements. The tiny
+# 20-32-16-10 MLP has no weight of 1,024 elements; at min-elements 64 its 58 f32 output-channel scales
+# and 58 f32 biases (not a weight of a quantizable op) keep it at 3.06x.
+KERAS = [("keras_mnist_mlp", 1024, 407088, 102752), ("keras_cnn", 64, 8400, 2300), ("keras_mlp", 64, 5480, 1788)]
+MIN_ELEMENTS = {name: min_elements for name, min_elements, *_ in KERAS}
 
 
-@pytest.mark.parametrize("name, before, after", KERAS)
-def test_keras_fixtures_per_channel_int8(name, before, after):
+@pytest.mark.parametrize("name, min_elements, before, after", KERAS)
+def test_keras_fixtures_per_channel_int8(name, min_elements, before, after):
     module, data = _frozen(name)
     (reference,) = LoadedModule(module).run(data["arg0"])
     np.testing.assert_allclose(reference, data["out0"], rtol=1e-5, atol=1e-5)  # freezing changes nothing
     assert constant_bytes(module) == before
-    sites = quantize_weights(module, per_channel=True, symmetric=True, min_elements=64)
-    assert len(sites) == 3 and all(s.channel_axes == (len(s.shape) - 1,) for s in sites)
+    sites = quantize_weights(module, per_channel=True, symmetric=True, min_elements=min_elements)
+    assert sites and all(s.channel_axes == (len(s.shape) - 1,) for s in sites)
     assert constant_bytes(module) == after
     span = np.ptp(data["out0"])
     for backend in BACKENDS:
@@ -79,10 +82,12 @@ def test_keras_fixtures_per_channel_int8(name, before, after):
     assert sum(s.float_bytes for s in sites) >= 3.3 * sum(s.int8_bytes for s in sites)
 
 
-def test_keras_cnn_weight_bytes_fall_at_least_3_5x():
-    module, _ = _frozen("keras_cnn")
+@pytest.mark.parametrize("name", ["keras_mnist_mlp", "keras_cnn"])
+@pytest.mark.parametrize("per_channel", [True, False])
+def test_keras_weight_bytes_fall_at_least_3_5x(name, per_channel):
+    module, _ = _frozen(name)
     before = constant_bytes(module)
-    quantize_weights(module, min_elements=64)
+    quantize_weights(module, per_channel=per_channel, min_elements=MIN_ELEMENTS[name])
     assert before >= 3.5 * constant_bytes(module)
 
 
