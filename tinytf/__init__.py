@@ -47,6 +47,7 @@ from tinytf.function import ConcreteFunction, Function, function  # noqa: F401
 from tinytf.loaded_module import LoadedModule, load_mlir  # noqa: F401
 from tinytf.runtime import namespaces as _namespaces
 from tinytf.runtime.constructors import constant, convert_to_tensor  # noqa: F401
+from tinytf.runtime.control_flow import cond, while_loop  # noqa: F401
 from tinytf.runtime.tensor import Tensor  # noqa: F401
 from tinytf.runtime.tracing import SymbolicTensor  # noqa: F401
 

@@ -300,7 +300,7 @@ class Function:
             outputs = [o for o in flatten(result) if o is not None]
             fn = ctx.finish(outputs)
         structure = _output_structure(result)
-        module = ModuleOp([fn], attributes={"tf.versions": DictionaryAttr({
+        module = ModuleOp([fn, *ctx.library.values()], attributes={"tf.versions": DictionaryAttr({
             "bad_consumers": ArrayAttr([]), "min_consumer": IntegerAttr(0, i32), "producer": IntegerAttr(2474, i32)})})
         optimize(module)
         return ConcreteFunction(module, name, specs, ctx.captured_variables, structure, self.jit_compile)

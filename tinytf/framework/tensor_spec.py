@@ -28,6 +28,10 @@ class TensorSpec:
         return cls(tf_types.shape_of(type_), tf_types.dtype_of(type_))
 
     def to_type(self):
+        var = self.value
+        if self.dtype is dtypes.resource and getattr(var, "shape", None) is not None and var.dtype is not None:
+            # a handle whose variable is known: tensor<!tf_type.resource<tensor<...>>>, as a captured one
+            return tf_types.tensor_type(self.shape, tf_types.ResourceType([tf_types.tensor_type(var.shape, var.dtype)]))
         return tf_types.tensor_type(self.shape, self.dtype)
 
     @property

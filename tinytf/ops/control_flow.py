@@ -40,8 +40,9 @@ def _operand_types(op, skip: int = 0):
 
 
 def _no_gradient(op, *dys):
-    raise UnimplementedError(f"{getattr(op, 'type', 'control flow')}: gradients through functional "
-                             "control flow are not implemented; differentiate the Python branches instead")
+    raise UnimplementedError(f"{getattr(op, 'type', 'control flow')}: gradients through functional control flow "
+                             "are not implemented for this op (a tt.cond's tf.If is differentiable; a "
+                             "tt.while_loop is differentiable eagerly)")
 
 
 class _IfBase(Op):

@@ -22,7 +22,6 @@ from xdsl.irdl import VarOperandDef, VarResultDef
 
 import tinytf.dtypes as dtypes
 from tinytf.errors import InvalidArgumentError
-from tinytf.framework import tf_types
 from tinytf.framework.tensor_spec import TensorSpec
 from tinytf.framework.variables import Variable
 from tinytf.runtime import dispatch
@@ -93,8 +92,10 @@ class TracingContext:
 
     is_eager = False
 
-    def __init__(self, name: str, arg_specs, arg_names=None):
+    def __init__(self, name: str, arg_specs, arg_names=None, library: dict | None = None):
         self.name = name
+        # private functions the traced function calls (tt.cond's branches), shared by nested traces
+        self.library: dict[str, func.FuncOp] = {} if library is None else library
         self.arg_specs = [s if isinstance(s, TensorSpec) else TensorSpec(*s) for s in arg_specs]
         self.block = Block(arg_types=[s.to_type() for s in self.arg_specs])
         for i, arg in enumerate(self.block.args):
@@ -112,13 +113,17 @@ class TracingContext:
         if found is None:
             if var.shape is None or var.dtype is None:
                 raise InvalidArgumentError(f"cannot capture variable {var.name}: unknown shape")
-            sub = tf_types.tensor_type(var.shape, var.dtype)
-            type_ = tf_types.tensor_type((), tf_types.ResourceType([sub]))
-            arg = self.block.insert_arg(type_, len(self.block.args))
+            spec = TensorSpec((), dtypes.resource, value=var)
+            arg = self.block.insert_arg(spec.to_type(), len(self.block.args))
             arg.name_hint = f"arg{len(self.block.args) - 1}"
-            found = (var, SymbolicTensor(arg, TensorSpec((), dtypes.resource, value=var), self))
+            found = (var, SymbolicTensor(arg, spec, self))
             self.captures[id(var)] = found
         return found[1]
+
+    def lift(self, value: SymbolicTensor, op_name: str, i: int) -> SymbolicTensor:
+        """A value of another function, used here: only a nested body (tt.cond's) can capture one."""
+        raise InvalidArgumentError(f"{op_name}: operand {i} belongs to another tt.function (capturing symbolic "
+                                   "tensors across functions is not supported)", op_name)
 
     def constant(self, array: np.ndarray) -> SymbolicTensor:
         from tinytf.ops.array import Const
@@ -130,11 +135,7 @@ class TracingContext:
 
     def _operand(self, info, value, i, hint, float_hint) -> SymbolicTensor:
         if isinstance(value, SymbolicTensor):
-            if value.graph is not self:
-                raise InvalidArgumentError(
-                    f"{info.name}: operand {i} belongs to another tt.function (capturing symbolic tensors "
-                    "across functions is not supported)", info.name)
-            return value
+            return value if value.graph is self else self.lift(value, info.name, i)
         if isinstance(value, Variable):
             if info.resource and i == 0:
                 return self.capture(value)
@@ -156,7 +157,8 @@ class TracingContext:
 
     # --- the context protocol ------------------------------------------------------------------
 
-    def execute(self, op_cls, inputs, attrs):
+    def execute(self, op_cls, inputs, attrs, result_specs=None):
+        """Append the op; ``result_specs``: types known better than its shape rule's (tt.cond's results)."""
         info = dispatch.op_info(op_cls)
         attrs = info.complete(attrs)
         hint = float_hint = None
@@ -175,6 +177,8 @@ class TracingContext:
         if out is None:
             raise InvalidArgumentError(f"{info.name}: cannot trace an op without a shape rule", info.name)
         out_specs = [out] if isinstance(out, TensorSpec) else list(out)
+        if result_specs is not None:
+            out_specs = list(result_specs)
         definition = op_cls.get_irdl_definition()
         # checks the operand and result counts against the definition (variadic ones take the rest)
         _group(definition.operands, operands, VarOperandDef, "operands", info.name)

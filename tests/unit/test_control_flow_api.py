@@ -1,0 +1,263 @@
+"""tt.cond and tt.while_loop: the same code eagerly, traced into tf.If / tf.While with private branch
+functions, and under XLA; tt.cond's gradients (first and second order, tensors and variables) in
+every mode, checked against analytic values and TensorFlow's numerical checker."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tinytf as tt
+from tinytf import mlir
+from tinytf.errors import InvalidArgumentError, UnimplementedError
+from tinytf.gradcheck import compare_numerical_and_autodiff_gradients
+
+X = np.array([1.0, -2.0, 3.0], np.float32)
+MODES = ["eager", "graph", "xla"]
+
+
+def run(fn, mode, *args):
+    wrapped = fn if mode == "eager" else tt.function(fn, jit_compile=mode == "xla")
+    out = wrapped(*[tt.constant(a) for a in args])
+    return [np.asarray(o) for o in out] if isinstance(out, (list, tuple)) else np.asarray(out)
+
+
+def piecewise(x):
+    return tt.cond(tt.reduce_sum(x) > 0.0, lambda: x * x, lambda: tt.sin(x) * 3.0)
+
+
+# --- tt.cond -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_cond_takes_the_branch_the_predicate_picks(mode, sign):
+    x = X * sign
+    want = x * x if x.sum() > 0 else np.sin(x) * 3.0
+    np.testing.assert_allclose(run(piecewise, mode, x), want, rtol=1e-6)
+
+
+def test_traced_cond_is_an_if_calling_private_branch_functions():
+    cf = tt.function(piecewise).get_concrete_function(tt.TensorSpec([3], tt.float32))
+    text = cf.mlir()
+    (if_line,) = [line for line in text.splitlines() if '"tf.If"' in line]
+    assert "is_stateless = true" in if_line and "(tensor<i1>, tensor<3xf32>) -> tensor<3xf32>" in if_line
+    assert text.count("func.func private @cond_true_") == 1 and text.count("func.func private @cond_false_") == 1
+    # what tinytf prints, it reads back and runs to the same values
+    loaded = tt.load_mlir(mlir.print(mlir.parse(text)))
+    for x in (X, -X):
+        np.testing.assert_allclose(loaded.run(x)[0], np.asarray(piecewise(tt.constant(x))), rtol=1e-6)
+
+
+def test_branches_capture_tensors_and_variables_and_take_the_same_arguments():
+    w = tt.Variable(np.array([0.5, -1.0, 2.0], np.float32))
+
+    def f(x, y):
+        return tt.cond(x[0] > 0.0, lambda: x * w, lambda: y - 1.0)
+
+    text = tt.function(f).get_concrete_function(tt.constant(X), tt.constant(X)).mlir()
+    true_head = next(line for line in text.splitlines() if "@cond_true_" in line and "func.func" in line)
+    false_head = next(line for line in text.splitlines() if "@cond_false_" in line and "func.func" in line)
+    assert true_head.split("(", 1)[1] == false_head.split("(", 1)[1]  # one signature: x, w's resource, y
+    assert "tensor<!tf_type.resource<tensor<3xf32>>>" in true_head
+    for mode in MODES:
+        np.testing.assert_allclose(run(f, mode, X, X), X * np.asarray(w.numpy()))
+        np.testing.assert_allclose(run(f, mode, -X, X), X - 1.0)
+
+
+def test_a_python_predicate_traces_only_its_branch():
+    def f(x):
+        return tt.cond(True, lambda: x + 1.0, lambda: x - 1.0)
+
+    text = tt.function(f).get_concrete_function(tt.constant(X)).mlir()
+    assert "tf.If" not in text and "tf.AddV2" in text and "tf.Sub" not in text
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_nested_cond_with_structured_outputs(mode):
+    def f(x):
+        def outer_true():
+            inner = tt.cond(x[1] > 0.0, lambda: {"a": x, "b": x * 2.0}, lambda: {"a": -x, "b": x * 3.0})
+            return inner["a"] + 1.0, inner["b"]
+        return tt.cond(x[0] > 0.0, outer_true, lambda: (x, x))
+
+    for x, want in ((X, (-X + 1.0, X * 3.0)), (-X, (-X, -X)), (np.abs(X), (np.abs(X) + 1.0, np.abs(X) * 2.0))):
+        got = run(f, mode, x)
+        for g, w in zip(got, want):
+            np.testing.assert_allclose(g, w, rtol=1e-6)
+
+
+@pytest.mark.parametrize("mode", ["eager", "graph"])
+def test_a_branch_that_updates_a_variable_runs_only_when_taken(mode):
+    v = tt.Variable(np.float32(1.0))
+
+    def step(p):
+        tt.cond(p, lambda: v.assign_add(2.0), lambda: v.assign_sub(1.0))
+        return v.read_value()
+
+    assert float(run(step, mode, np.bool_(True))) == 3.0
+    assert float(run(step, mode, np.bool_(False))) == 2.0
+    assert float(v.numpy()) == 2.0
+
+
+# --- gradients through tt.cond -----------------------------------------------------------------
+
+def grad_of_piecewise(x):
+    with tt.GradientTape() as tape:
+        tape.watch(x)
+        y = tt.reduce_sum(piecewise(x))
+    return tape.gradient(y, x)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_cond_gradient_is_the_taken_branch_gradient(mode, sign):
+    x = X * sign
+    want = 2 * x if x.sum() > 0 else 3.0 * np.cos(x)
+    np.testing.assert_allclose(run(grad_of_piecewise, mode, x), want, rtol=1e-5)
+
+
+def test_traced_cond_gradient_is_an_if_of_gradient_branches():
+    text = tt.function(grad_of_piecewise).get_concrete_function(tt.constant(X)).mlir()
+    assert text.count('"tf.If"') == 2
+    assert "@cond_true_" in text and "_grad_" in text and '"tf.Cos"' in text
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_second_derivative_through_cond(mode):
+    def d2(x):
+        with tt.GradientTape() as outer:
+            outer.watch(x)
+            with tt.GradientTape() as inner:
+                inner.watch(x)
+                y = tt.cond(x > 0.0, lambda: x * x * x, lambda: tt.sin(x))
+            dy = inner.gradient(y, x)
+        return dy, outer.gradient(dy, x)
+
+    for x, want in ((2.0, (12.0, 12.0)), (-1.0, (np.cos(-1.0), -np.sin(-1.0)))):
+        got = run(d2, mode, np.float32(x))
+        np.testing.assert_allclose(got, want, rtol=1e-5)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_variable_gradients_through_nested_cond(mode):
+    w = tt.Variable(np.array([0.5, -1.0, 2.0], np.float32))
+    b = tt.Variable(np.float32(0.25))
+
+    def loss(x, flag):
+        with tt.GradientTape() as tape:
+            y = tt.cond(flag, lambda: tt.reduce_sum(x * w) + b,
+                        lambda: tt.cond(tt.reduce_sum(x) > 100.0, lambda: b * b,
+                                        lambda: tt.reduce_sum(tt.tanh(w)) * b))
+        return [y, *tape.gradient(y, [w, b])]
+
+    wv, bv = np.asarray(w.numpy()), float(b.numpy())
+    y, dw, db = run(loss, mode, X, np.bool_(True))
+    np.testing.assert_allclose([y, *dw, db], [(X * wv).sum() + bv, *X, 1.0], rtol=1e-5)
+    y, dw, db = run(loss, mode, X, np.bool_(False))
+    t = np.tanh(wv)
+    np.testing.assert_allclose([y, *dw, db], [t.sum() * bv, *((1 - t * t) * bv), t.sum()], rtol=1e-5)
+
+
+@pytest.mark.parametrize("use_function", [False, True])
+def test_tensorflow_checker_agrees_through_cond(use_function):
+    def model(x, y):
+        return tt.cond(tt.reduce_sum(x) > 0.0, lambda: tt.exp(x) * y, lambda: x * y * y)
+
+    rng = np.random.default_rng(0)
+    for x in (rng.uniform(0.5, 1.0, 4), -rng.uniform(0.5, 1.0, 4)):
+        compare_numerical_and_autodiff_gradients(model, [x, rng.uniform(-1, 1, 4)], use_function, abs_error=1e-6)
+
+
+# --- tt.while_loop -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("mode", MODES)
+def test_while_loop_counts_and_captures(mode):
+    def f(x, n):
+        return tt.while_loop(lambda i, acc: i < n, lambda i, acc: (i + 1, acc * x + 1.0), [0, tt.ones_like(x)])
+
+    i, acc = run(f, mode, X, np.int32(4))
+    want = np.ones(3, np.float32)
+    for _ in range(4):
+        want = want * X + 1.0
+    assert i == 4 and i.dtype == np.int32
+    np.testing.assert_allclose(acc, want)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_while_loop_maximum_iterations_and_a_single_loop_variable(mode):
+    def f(x):
+        return tt.while_loop(lambda v: tt.reduce_sum(v) < 100.0, lambda v: v * 2.0, x, maximum_iterations=3)
+
+    np.testing.assert_allclose(run(f, mode, X), X * 8.0)
+
+
+def test_traced_while_loop_is_a_while_with_private_cond_and_body():
+    def f(x, n):
+        return tt.while_loop(lambda i, v: i < n, lambda i, v: (i + 1, tt.cond(v[0] > 0.0, lambda: v - 1.0,
+                                                                                  lambda: v * 2.0)), [0, x])
+
+    text = tt.function(f).get_concrete_function(tt.constant(X), tt.constant(np.int32(3))).mlir()
+    assert '"tf.While"' in text and "@while_body_" in text and "@while_cond_" in text and '"tf.If"' in text
+    want = X.copy()
+    for _ in range(3):
+        want = want - 1.0 if want[0] > 0 else want * 2.0
+    for mode in MODES:
+        i, v = run(f, mode, X, np.int32(3))
+        np.testing.assert_allclose(v, want)
+
+
+@pytest.mark.parametrize("mode", ["eager", "graph"])
+def test_while_loop_relaxes_a_shape_that_grows(mode):
+    def f(x):
+        return tt.while_loop(lambda v: tt.size(v) < 10, lambda v: tt.concat([v, v], 0), [x])[0]
+
+    np.testing.assert_allclose(run(f, mode, X), np.tile(X, 4))
+    if mode == "graph":
+        text = tt.function(f).get_concrete_function(tt.constant(X)).mlir()
+        assert "shape_invariant" in text and "tensor<?xf32>" in text
+
+
+def test_while_loop_gradient_eagerly_and_a_clear_error_when_traced():
+    def f(x):
+        with tt.GradientTape() as tape:
+            tape.watch(x)
+            y = tt.reduce_sum(tt.while_loop(lambda v: tt.reduce_sum(v) < 50.0, lambda v: v * v, [x])[0])
+        return tape.gradient(y, x)
+
+    x = np.array([1.5, 2.0], np.float32)  # 3 squarings: y = x^8, dy/dx = 8x^7
+    np.testing.assert_allclose(np.asarray(f(tt.constant(x))), 8 * x ** 7, rtol=1e-6)
+    with pytest.raises(UnimplementedError, match="tf.While: gradients through functional control flow"):
+        tt.function(f)(tt.constant(x))
+
+
+# --- bad input ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("fn, message", [
+    (lambda x: tt.cond(x[0] > 0, lambda: x, lambda: (x, x)), "true_fn and false_fn must return the same structure"),
+    (lambda x: tt.cond(x[0] > 0, lambda: x, lambda: tt.cast(x, tt.int32)),
+     "output 0 is float32 in true_fn and int32 in false_fn"),
+    (lambda x: tt.cond(x > 0, lambda: x, lambda: x), r"tt.cond: the predicate must be a scalar bool, got bool \[3\]"),
+    (lambda x: tt.cond(x[0], lambda: x, lambda: x), "tt.cond: the predicate must be a scalar bool, got float32 \\[\\]"),
+    (lambda x: tt.while_loop(lambda v: v[0] < 5.0, lambda v: tt.cast(v * 2.0, tt.int32), [x]),
+     "loop variable 0 enters as float32 and the body returns int32"),
+    (lambda x: tt.while_loop(lambda v: v < 5.0, lambda v: v * 2.0, [x]),
+     r"tt.while_loop: the predicate must be a scalar bool, got bool \[3\]"),
+    (lambda x: tt.while_loop(lambda v: v[0] < 5.0, lambda v: (v * 2.0, v), [x]),
+     "body returned 2 values for 1 loop variables"),
+])
+def test_bad_control_flow_is_an_invalid_argument_error(fn, message):
+    with pytest.raises(InvalidArgumentError, match=message):
+        tt.function(fn)(tt.constant(X))
+
+
+@pytest.mark.parametrize("fn", [
+    lambda x: tt.cond(x > 0, lambda: x, lambda: x),
+    lambda x: tt.while_loop(lambda v: v < 5.0, lambda v: v * 2.0, [x]),
+])
+def test_eager_predicates_are_checked_as_traced_ones(fn):
+    with pytest.raises(InvalidArgumentError, match="the predicate must be a scalar bool"):
+        fn(tt.constant(X))
+
+
+def test_branches_must_be_callables():
+    with pytest.raises(TypeError, match="true_fn and false_fn must be callables"):
+        tt.cond(True, 1.0, 2.0)
