@@ -41,8 +41,8 @@ def _operand_types(op, skip: int = 0):
 
 def _no_gradient(op, *dys):
     raise UnimplementedError(f"{getattr(op, 'type', 'control flow')}: gradients through functional control flow "
-                             "are not implemented for this op (a tt.cond's tf.If is differentiable; a "
-                             "tt.while_loop is differentiable eagerly)")
+                             "are not implemented for this op (the tf.If and tf.While of tt.cond and "
+                             "tt.while_loop are differentiable; one read from MLIR is not)")
 
 
 class _IfBase(Op):

@@ -6,16 +6,18 @@
 
 Eagerly, or when the predicate is a Python value, the chosen function runs now, so a tape records
 its ops. Inside ``tt.function`` each branch (loop condition, loop body) is traced into a private
-function of the module, called by ``tf.If`` (``tf.While``) as TensorFlow exports them:
+function of the module (``function_body.BodyContext``), called by ``tf.If`` (``tf.While``) as
+TensorFlow exports them:
 
     %0 = "tf.If"(%pred, %x) <{else_branch = @cond_false_2, is_stateless = true, then_branch = @cond_true_1}>
-           {Tout = [f32]} : (tensor<i1>, tensor<3xf32>) -> tensor<3xf32>
+           : (tensor<i1>, tensor<3xf32>) -> tensor<3xf32>
 
-Tensors of the enclosing function that a branch uses become its arguments, variables become resource
-arguments (TensorFlow's captures). A traced ``tt.cond`` differentiates as TensorFlow's does: the
-gradient of a ``tf.If`` is a ``tf.If`` on the same predicate whose branches (``@cond_true_1_grad_3``)
-replay each branch function under a tape. Gradients through a traced ``tf.While`` are not
-implemented (UnimplementedError); eagerly the loop's ops are recorded one by one.
+Gradients, as TensorFlow's: the gradient of a ``tf.If`` is a ``tf.If`` on the same predicate whose
+branches replay each branch under a tape. A ``tf.While`` carries an iteration counter (as
+TensorFlow's loops do); its gradient is a loop from the last iteration to the first that recomputes
+the state entering iteration k from the initial values and pulls the upstream gradient back through
+one replayed body step. Recomputing instead of storing every iteration's state keeps memory flat and
+shapes static (XLA) and costs O(N^2) body steps for N iterations.
 """
 from __future__ import annotations
 
@@ -23,7 +25,6 @@ import itertools
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.ir import Region
 
 import tinytf.dtypes as dtypes
 from tinytf.autodiff import grad_util
@@ -33,71 +34,15 @@ from tinytf.framework import context
 from tinytf.framework.op import ResourceOp, has_trait
 from tinytf.framework.tensor_spec import TensorSpec
 from tinytf.framework.variables import Variable
-from tinytf.ops.array import Identity
 from tinytf.ops.comparison import logical_and
 from tinytf.ops.control_flow import If, While
-from tinytf.runtime import dispatch
+from tinytf.runtime import function_body as fb
 from tinytf.runtime.constructors import convert_to_tensor
+from tinytf.runtime.function_body import BodyContext, symbolic, tracing_context
 from tinytf.runtime.tracing import SymbolicTensor, TracingContext
 
 _ids = itertools.count(1)
-
-
-class BodyContext(TracingContext):
-    """Traces a function nested in another (a branch, a loop body or condition): the enclosing
-    function's tensors and the variables it uses become trailing arguments, ``externals`` says whose."""
-
-    def __init__(self, name: str, arg_specs, parent: TracingContext, shared=()):
-        super().__init__(name, arg_specs, library=parent.library)
-        self.parent = parent
-        self.externals: list = []       # per trailing argument: a value of the parent, or a Variable
-        self.external_args: list[SymbolicTensor] = []
-        self._lifted: dict[int, SymbolicTensor] = {}
-        for outer in shared:  # the other branch's captures first, so both take the same arguments
-            self.external(outer)
-
-    def external(self, outer) -> SymbolicTensor:
-        key = id(outer) if isinstance(outer, Variable) else id(outer.value)
-        found = self._lifted.get(key)
-        if found is None:
-            if isinstance(outer, Variable):
-                found = super().capture(outer)
-            else:
-                arg = self.block.insert_arg(outer.spec.to_type(), len(self.block.args))
-                arg.name_hint = f"arg{len(self.block.args) - 1}"
-                found = SymbolicTensor(arg, outer.spec, self)
-            self._lifted[key] = found
-            self.externals.append(outer)
-            self.external_args.append(found)
-        return found
-
-    def capture(self, var: Variable) -> SymbolicTensor:
-        return self.external(var)
-
-    def lift(self, value: SymbolicTensor, op_name: str, i: int) -> SymbolicTensor:
-        return self.external(value if value.graph is self.parent else self.parent.lift(value, op_name, i))
-
-    def finish_body(self, outputs: list) -> list[SymbolicTensor]:
-        """Add the return of ``outputs`` and the private function to the library; the returned values."""
-        with context.pushed(self):  # a variable among the outputs is read here
-            values = [_symbolic(self, out) for out in outputs]
-        self.block.add_op(func.ReturnOp(*[v.value for v in values]))
-        types = ([a.type for a in self.block.args], [v.value.type for v in values])
-        self.library[self.name] = func.FuncOp(self.name, types, Region(self.block), "private")
-        return values
-
-
-def _symbolic(ctx: TracingContext, value) -> SymbolicTensor:
-    """``value`` (a tensor of this or an enclosing function, a Python number, an eager tensor) in ``ctx``."""
-    return ctx._operand(dispatch.op_info(Identity), value, 0, None, None)
-
-
-def _tracing_context() -> TracingContext | None:
-    """The function being traced now (below any tapes), or None when running eagerly."""
-    for ctx in reversed(context.stack()):
-        if hasattr(ctx, "is_eager"):
-            return None if ctx.is_eager else ctx
-    return None
+_LOOP_VARIABLES: dict[str, int] = {}  # body function of a traced tt.while_loop -> its counter and loop variables
 
 
 def _check_predicate(dtype, shape, what: str) -> None:
@@ -114,34 +59,15 @@ def _truth(pred, what: str) -> bool:
     return bool(value)
 
 
-def _operand(ctx: TracingContext, x):
-    return ctx.capture(x) if isinstance(x, Variable) else x
-
-
-def _spec(x) -> TensorSpec:
-    """An argument spec for what ``x`` stands for: a resource knowing its variable, or the tensor's type."""
-    if isinstance(x, Variable):
-        return TensorSpec((), dtypes.resource, value=x)
-    return x.spec
-
-
-def _join(a: TensorSpec, b: TensorSpec) -> TensorSpec:
-    """The most specific spec both fit (dims that differ become unknown)."""
-    if a.shape is None or b.shape is None or len(a.shape) != len(b.shape):
-        return TensorSpec(None, a.dtype)
-    return TensorSpec([x if x == y else None for x, y in zip(a.shape, b.shape)], a.dtype)
-
-
-def _skeleton(structure):
-    if isinstance(structure, (list, tuple)):
-        return type(structure).__name__, [_skeleton(x) for x in structure]
-    if isinstance(structure, dict):
-        return "dict", sorted((k, _skeleton(v)) for k, v in structure.items())
-    return None
-
-
-def _stateless(*contexts: TracingContext) -> bool:
-    return not any(has_trait(op, ResourceOp) for ctx in contexts for op in ctx.block.walk())
+def _record(entry_cls, inputs: tuple, results: list, attrs: dict) -> None:
+    """Put one call on every recording tape that tracks one of its inputs (variables read inside are watched)."""
+    for tape in recording_tapes():
+        if tape._watch_accessed_variables:
+            for x in inputs:
+                if isinstance(x, Variable) and x.trainable:
+                    tape._watch_variable(x, x)
+        if any(id(x) in tape._tracked for x in inputs):
+            tape._record(entry_cls, inputs, tuple(results), attrs)
 
 
 # --- tt.cond ---------------------------------------------------------------------------------
@@ -150,11 +76,10 @@ def cond(pred, true_fn, false_fn, name=None):
     """``true_fn()`` if ``pred`` else ``false_fn()``; both return the same structure of tensors."""
     if not callable(true_fn) or not callable(false_fn):
         raise TypeError("tt.cond: true_fn and false_fn must be callables taking no arguments")
-    ctx = _tracing_context()
+    ctx = tracing_context()
     if ctx is None or not isinstance(pred, SymbolicTensor):
         return true_fn() if _truth(pred, "tt.cond") else false_fn()
-    if pred.graph is not ctx:
-        pred = ctx.lift(pred, "tf.If", 0)
+    pred = fb.local(ctx, pred)
     _check_predicate(pred.dtype, pred.shape, "tt.cond")
     n = next(_ids)
     then_ctx = BodyContext(f"cond_true_{n}", [], ctx)
@@ -165,19 +90,19 @@ def cond(pred, true_fn, false_fn, name=None):
         else_result = false_fn()
     for outer in else_ctx.externals[len(then_ctx.externals):]:
         then_ctx.external(outer)
-    if _skeleton(then_result) != _skeleton(else_result):
+    if fb.structure_of(then_result) != fb.structure_of(else_result):
         raise InvalidArgumentError("tt.cond: true_fn and false_fn must return the same structure, got "
-                                   f"{_skeleton(then_result)} and {_skeleton(else_result)}", "tf.If")
-    then_flat, else_flat = grad_util.flatten(then_result), grad_util.flatten(else_result)
-    then_values, else_values = then_ctx.finish_body(then_flat), else_ctx.finish_body(else_flat)
+                                   f"{fb.structure_of(then_result)} and {fb.structure_of(else_result)}", "tf.If")
+    then_values = then_ctx.finish_body(grad_util.flatten(then_result))
+    else_values = else_ctx.finish_body(grad_util.flatten(else_result))
     specs = []
     for i, (a, b) in enumerate(zip(then_values, else_values)):
         if a.dtype is not b.dtype:
             raise InvalidArgumentError(f"tt.cond: output {i} is {a.dtype.name} in true_fn and {b.dtype.name} in "
                                        "false_fn", "tf.If")
-        specs.append(_join(a.spec, b.spec))
+        specs.append(fb.join_specs(a.spec, b.spec))
     results = call_if(ctx, pred, then_ctx.name, else_ctx.name, then_ctx.externals, specs,
-                      _stateless(then_ctx, else_ctx))
+                      fb.is_stateless(then_ctx, else_ctx))
     return grad_util.pack_as(then_result, results)
 
 
@@ -186,23 +111,10 @@ def call_if(ctx: TracingContext, pred, then_name: str, else_name: str, externals
     """Append ``tf.If(pred, externals...)`` calling two library functions; record it on the tapes."""
     attrs = {"then_branch": then_name, "else_branch": else_name, "is_stateless": stateless,
              "Tout": [s.dtype for s in specs]}
-    results = ctx.execute(If, [pred, *[_operand(ctx, x) for x in externals]], attrs, result_specs=specs) or []
-    inputs = (pred, *externals)
-    for tape in recording_tapes():
-        if tape._watch_accessed_variables:
-            for x in externals:
-                if isinstance(x, Variable) and x.trainable:
-                    tape._watch_variable(x, x)
-        if any(id(x) in tape._tracked for x in inputs):
-            tape._record(IfCall, inputs, tuple(results), {"branches": (then_name, else_name), "stateless": stateless})
+    operands = [pred, *[ctx.capture(x) if isinstance(x, Variable) else x for x in externals]]
+    results = ctx.execute(If, operands, attrs, result_specs=specs) or []
+    _record(IfCall, (pred, *externals), results, {"branches": (then_name, else_name), "stateless": stateless})
     return results
-
-
-def _differentiable(x) -> bool:
-    variable = x if isinstance(x, Variable) else getattr(getattr(x, "spec", None), "value", None)
-    if isinstance(variable, Variable) and (x is variable or x.dtype is dtypes.resource):
-        return variable.trainable and variable.dtype.is_differentiable
-    return grad_util.is_differentiable(x)
 
 
 class IfCall:
@@ -214,15 +126,16 @@ class IfCall:
     @staticmethod
     def grad(op, *dys):  # Given upstream grads U of y = If(p, then, else)(x): dx = If(p, then', else')(x, U)
         pred, externals = op.raw_inputs[0], list(op.raw_inputs[1:])
-        wanted = [i for i, x in enumerate(externals) if _differentiable(x) and i + 1 not in op.skip_input_indices]
+        wanted = [i for i, x in enumerate(externals) if fb.differentiable(x) and i + 1 not in op.skip_input_indices]
         seeded = [j for j, dy in enumerate(dys) if dy is not None]
         if not wanted or not seeded:
             return [None] * len(op.raw_inputs)
-        ctx = _tracing_context()
-        specs = [_spec(x) for x in externals] + [TensorSpec(op.outputs[j].shape, op.outputs[j].dtype) for j in seeded]
-        names = [_gradient_function(ctx, branch, specs, len(externals), wanted, seeded)
+        ctx = tracing_context()
+        specs = [fb.argument_spec(x) for x in externals] + [TensorSpec(op.outputs[j].shape, op.outputs[j].dtype)
+                                                         for j in seeded]
+        names = [_gradient_branch(ctx, branch, specs, len(externals), wanted, seeded)
                  for branch in op.raw_attrs["branches"]]
-        grad_specs = [_variable_spec(externals[i]) or TensorSpec(externals[i].shape, externals[i].dtype)
+        grad_specs = [fb.variable_spec(externals[i]) or TensorSpec(externals[i].shape, externals[i].dtype)
                       for i in wanted]
         grads = call_if(ctx, pred, names[0], names[1], externals + [dys[j] for j in seeded], grad_specs,
                         op.raw_attrs["stateless"])
@@ -232,44 +145,45 @@ class IfCall:
         return out
 
 
-def _variable_spec(x) -> TensorSpec | None:
-    variable = x if isinstance(x, Variable) else getattr(x.spec, "value", None) if x.dtype is dtypes.resource else None
-    return TensorSpec(variable.shape, variable.dtype) if isinstance(variable, Variable) else None
-
-
-def _gradient_function(ctx: TracingContext, branch: str, specs: list, n_externals: int, wanted: list,
-                       seeded: list) -> str:
-    """A library function (externals..., upstream grads...) -> grads of the wanted externals: the branch
-    replayed under a tape."""
+def _gradient_branch(ctx: TracingContext, branch: str, specs: list, n_externals: int, wanted: list,
+                     seeded: list) -> str:
+    """A library function (externals..., upstream grads...) -> the wanted externals' gradients."""
     body = BodyContext(f"{branch}_grad_{next(_ids)}", specs, ctx)
     args, upstream = body.inputs[:n_externals], body.inputs[n_externals:]
-    sources = [args[i] for i in wanted]
     with context.pushed(body):
-        with GradientTape(persistent=False, watch_accessed_variables=False) as tape:
-            for s in sources:
-                tape.watch(s)
-            outs = replay(ctx.library[branch], args)
-        grads = tape.gradient([outs[j] for j in seeded], sources, output_gradients=upstream)
-        grads = [g if g is not None else grad_util.zeros_for(_variable_spec(s) or s) for g, s in zip(grads, sources)]
-        body.finish_body(grads)
+        grads = _pullback(ctx.library[branch], args, [args[i] for i in wanted], seeded, upstream)
+    body.finish_body(grads)
     return body.name
 
 
+def _pullback(fn: func.FuncOp, args: list, sources: list, outputs: list, upstream: list) -> list:
+    """The gradients of ``sources`` (some of ``args``) when ``fn(*args)``'s ``outputs`` get ``upstream``."""
+    with GradientTape(watch_accessed_variables=False) as tape:
+        for s in sources:
+            tape.watch(s)
+        results = replay(fn, args)
+    grads = tape.gradient([results[j] for j in outputs], sources, output_gradients=upstream)
+    return [g if g is not None else fb.zeros_for(s) for g, s in zip(grads, sources)]
+
+
 def replay(fn: func.FuncOp, args: list) -> list:
-    """Run ``fn``'s ops through the current context (traced into it, recorded by its tapes); its results."""
+    """Run ``fn``'s ops through the current context (traced into it, recorded by its tapes); its results.
+    Variable updates are left out: they happened when the forward pass ran."""
     values = dict(zip(fn.body.block.args, args))
-    ctx = _tracing_context()
+    ctx = tracing_context()
     for op in fn.body.block.ops:
         if isinstance(op, func.ReturnOp):
             return [values[v] for v in op.operands]
         if has_trait(op, ResourceOp) and not op.results:
-            continue  # a variable update already happened in the forward pass
+            continue
         ins = [values[v] for v in op.operands]
         attrs = op.attr_values()
         if op.name in ("tf.If", "tf.StatelessIf"):
             specs = [TensorSpec.from_type(r.type) for r in op.results]
             outs = call_if(ctx, ins[0], attrs["then_branch"], attrs["else_branch"], ins[1:], specs,
                            attrs["is_stateless"])
+        elif op.name == "tf.While" and attrs["body"] in _LOOP_VARIABLES:
+            outs = call_while(ctx, ins, attrs)
         else:
             outs = type(op).bind(*ins, **attrs)
             outs = [] if outs is None else outs if isinstance(outs, list) else [outs]
@@ -282,73 +196,116 @@ def replay(fn: func.FuncOp, args: list) -> list:
 def while_loop(cond, body, loop_vars, maximum_iterations=None, parallel_iterations: int = 10, name=None):
     """Repeats ``loop_vars = body(*loop_vars)`` while ``cond(*loop_vars)``; the final ``loop_vars``.
 
-    ``loop_vars`` is a list or tuple (possibly nested) of tensors; the body returns the same structure
+    ``loop_vars``: a tensor, or a (nested) list or tuple of them; the body returns the same structure
     with the same dtypes (shapes may change: they are relaxed to what every iteration fits).
     """
     if not callable(cond) or not callable(body):
         raise TypeError("tt.while_loop: cond and body must be callables")
     single = not isinstance(loop_vars, (list, tuple))
-    loop_vars = [loop_vars] if single else loop_vars
-    if maximum_iterations is not None:  # TensorFlow's form: a counter in front of the loop variables
-        user_cond, user_body, limit = cond, body, maximum_iterations
-
-        def cond(i, *values):
-            return logical_and(i < limit, user_cond(*values))
-
-        def body(i, *values):
-            return (i + 1, *_as_sequence(user_body(*values), len(values)))
-
-        loop_vars = [np.int32(0), *loop_vars]
-    ctx = _tracing_context()
+    structure = [loop_vars] if single else loop_vars
+    ctx = tracing_context()
     if ctx is None:  # as TensorFlow's eager loop: loop variables are tensors from the start
-        values = [convert_to_tensor(x) for x in loop_vars]
-        while _truth(cond(*values), "tt.while_loop"):
-            values = [convert_to_tensor(x) for x in _as_sequence(body(*values), len(values))]
+        values, count = [convert_to_tensor(x) for x in grad_util.flatten(structure)], 0
+        while (maximum_iterations is None or count < maximum_iterations) and \
+                _truth(cond(*grad_util.pack_as(structure, values)), "tt.while_loop"):
+            values = [convert_to_tensor(x) for x in _flat_body(body, structure, values)]
+            count += 1
     else:
-        values = _traced_while(ctx, cond, body, loop_vars, parallel_iterations)
-    if maximum_iterations is not None:
-        values = values[1:]
-    result = type(loop_vars)(values) if not hasattr(loop_vars, "_fields") else type(loop_vars)(*values)
-    return result[0] if single else result
+        values = _traced_while(ctx, cond, body, structure, maximum_iterations, parallel_iterations)
+    result = grad_util.pack_as(structure, values)
+    return result[0] if single else type(loop_vars)(result) if not hasattr(loop_vars, "_fields") \
+        else type(loop_vars)(*result)
 
 
-def _as_sequence(values, n: int) -> list:
-    values = list(values) if isinstance(values, (list, tuple)) else [values]
-    if len(values) != n:
-        raise InvalidArgumentError(f"tt.while_loop: body returned {len(values)} values for {n} loop variables",
-                                   "tf.While")
-    return values
+def _flat_body(body, structure, values: list) -> list:
+    new = body(*grad_util.pack_as(structure, values))
+    if len(structure) == 1 and not isinstance(new, (list, tuple)):
+        new = [new]  # as TensorFlow: one loop variable, the body may return it bare
+    if fb.structure_of(new) != fb.structure_of(structure):
+        got = len(new) if isinstance(new, (list, tuple)) else 1
+        raise InvalidArgumentError(f"tt.while_loop: body returned {got} values for {len(structure)} loop variables "
+                                   f"(or another structure: {fb.structure_of(new)})", "tf.While")
+    return grad_util.flatten(new)
 
 
-def _traced_while(ctx: TracingContext, cond, body, loop_vars, parallel_iterations: int) -> list:
-    initial = [_symbolic(ctx, x) for x in loop_vars]
+def _traced_while(ctx: TracingContext, cond, body, structure, maximum_iterations, parallel_iterations: int) -> list:
+    """Trace cond and body with an iteration counter in front of the loop variables (TensorFlow's form),
+    append the ``tf.While`` and record it on the tapes; the final loop variables."""
+    initial = [symbolic(ctx, np.int32(0))] + [symbolic(ctx, x) for x in grad_util.flatten(structure)]
     specs = [TensorSpec(x.shape, x.dtype) for x in initial]
     n = next(_ids)
     for _ in range(len(specs) + 1):  # relax shapes until the body maps the specs into themselves
         body_ctx = BodyContext(f"while_body_{n}", specs, ctx)
         with context.pushed(body_ctx):
-            new = [_symbolic(body_ctx, v) for v in _as_sequence(body(*body_ctx.inputs), len(specs))]
-        for i, (v, s) in enumerate(zip(new, specs)):
+            counter, *values = body_ctx.inputs
+            new = [counter + 1, *_flat_body(body, structure, values)]
+            new = [symbolic(body_ctx, v) for v in new]
+        for i, (v, s) in enumerate(zip(new[1:], specs[1:])):
             if v.dtype is not s.dtype:
                 raise InvalidArgumentError(f"tt.while_loop: loop variable {i} enters as {s.dtype.name} and the body "
                                            f"returns {v.dtype.name}", "tf.While")
-        relaxed = [_join(s, v.spec) for s, v in zip(specs, new)]
+        relaxed = [fb.join_specs(s, v.spec) for s, v in zip(specs, new)]
         if [r.shape for r in relaxed] == [s.shape for s in specs]:
             break
         specs = relaxed
     cond_ctx = BodyContext(f"while_cond_{n}", specs, ctx, shared=body_ctx.externals)
     with context.pushed(cond_ctx):
-        pred = _symbolic(cond_ctx, cond(*cond_ctx.inputs))
-    _check_predicate(pred.dtype, pred.shape, "tt.while_loop")
+        counter, *values = cond_ctx.inputs
+        pred = symbolic(cond_ctx, cond(*grad_util.pack_as(structure, values)))
+        _check_predicate(pred.dtype, pred.shape, "tt.while_loop")
+        if maximum_iterations is not None:
+            pred = logical_and(counter < maximum_iterations, pred)
     for outer in cond_ctx.externals[len(body_ctx.externals):]:
         body_ctx.external(outer)
     body_ctx.finish_body(new + body_ctx.external_args)  # captures pass through unchanged
     cond_ctx.finish_body([pred])
-    externals = cond_ctx.externals
-    attrs = {"cond": cond_ctx.name, "body": body_ctx.name, "is_stateless": _stateless(body_ctx, cond_ctx),
+    attrs = {"cond": cond_ctx.name, "body": body_ctx.name, "is_stateless": fb.is_stateless(body_ctx, cond_ctx),
              "parallel_iterations": parallel_iterations,
              "shape_invariant": [s.shape for s in specs] != [x.shape for x in initial]}
-    operands = initial + [_operand(ctx, x) for x in externals]
-    # through the whole stack: a tape records the loop (its gradient rule says it is not implemented)
-    results = context.current().execute(While, operands, attrs)
-    return results[:len(specs)]
+    _LOOP_VARIABLES[body_ctx.name] = len(specs)
+    return call_while(ctx, initial + cond_ctx.externals, attrs)[1:len(specs)]
+
+
+def call_while(ctx: TracingContext, inputs: list, attrs: dict) -> list:
+    """Append ``tf.While(inputs...)`` (counter, loop variables, then captures) and record it on the tapes."""
+    operands = [ctx.capture(x) if isinstance(x, Variable) else x for x in inputs]
+    results = ctx.execute(While, operands, attrs)
+    _record(WhileCall, tuple(inputs), results, {"body": attrs["body"], "n": _LOOP_VARIABLES[attrs["body"]]})
+    return results
+
+
+class WhileCall:
+    """The tape entry of a traced ``tt.while_loop``: inputs are (counter, loop variables..., captures...)."""
+
+    name = "tf.While"
+    traits = ()
+
+    @staticmethod
+    def grad(op, *dys):  # Given U of the final state: for k = N-1 .. 0, U = U * d body(state_k) / d state_k
+        n, body = op.raw_attrs["n"], op.raw_attrs["body"]
+        initial, externals = list(op.raw_inputs[:n]), list(op.raw_inputs[n:])
+        carried = [i for i in range(1, n) if fb.differentiable(initial[i])]
+        captured = [j for j, x in enumerate(externals) if fb.differentiable(x) and n + j not in op.skip_input_indices]
+        if not any(dys[i] is not None for i in carried):
+            return [None] * len(op.raw_inputs)
+        fn = tracing_context().library[body]
+        upstream = [dys[i] if dys[i] is not None else grad_util.zeros_like(op.outputs[i]) for i in carried]
+        sums = [fb.zeros_for(externals[j]) for j in captured]
+
+        def step(k, state_grads, capture_grads):
+            here = tracing_context()
+            start = [fb.local(here, x) for x in initial]
+            ext = [fb.local(here, x) for x in externals]
+            # the state entering iteration k - 1, recomputed from the initial values
+            state = while_loop(lambda *s: s[0] < k - 1, lambda *s: replay(fn, [*s, *ext])[:n], start)
+            sources = [state[i] for i in carried] + [ext[j] for j in captured]
+            grads = _pullback(fn, [*state, *ext], sources, carried, list(state_grads))
+            return k - 1, grads[:len(carried)], [a + g for a, g in zip(capture_grads, grads[len(carried):])]
+
+        _, state_grads, capture_grads = while_loop(lambda k, *_: k > 0, step, [op.outputs[0], upstream, sums])
+        out = [None] * len(op.raw_inputs)
+        for i, g in zip(carried, state_grads):
+            out[i] = g
+        for j, g in zip(captured, capture_grads):
+            out[n + j] = g
+        return out

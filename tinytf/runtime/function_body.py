@@ -1,0 +1,138 @@
+"""``BodyContext``: traces a function nested in the one being traced (a ``tt.cond`` branch, a
+``tt.while_loop`` body or condition) into a private function of the same module.
+
+    body = BodyContext("cond_true_1", [], parent=ctx)
+    with context.pushed(body):
+        y = x * w                       # x: a tensor of the parent, w: a tt.Variable
+    body.finish_body([y])               # func.func private @cond_true_1(%arg0: tensor<3xf32>,
+                                        #     %arg1: tensor<!tf_type.resource<tensor<3xf32>>>) -> ...
+    body.externals                      # [x, w]: what the caller passes for the trailing arguments
+
+The helpers below are what ``tt.cond`` / ``tt.while_loop`` and their gradients share: specs of what
+an argument stands for, joining the specs of two branches, and which values are differentiable.
+"""
+from __future__ import annotations
+
+from xdsl.dialects import func
+from xdsl.ir import Region
+
+import tinytf.dtypes as dtypes
+from tinytf.autodiff import grad_util
+from tinytf.framework import context
+from tinytf.framework.op import ResourceOp, has_trait
+from tinytf.framework.tensor_spec import TensorSpec
+from tinytf.framework.variables import Variable
+from tinytf.ops.array import Identity
+from tinytf.runtime import dispatch
+from tinytf.runtime.tracing import SymbolicTensor, TracingContext
+
+
+class BodyContext(TracingContext):
+    """Traces a nested function: the enclosing function's tensors and the variables it uses become
+    trailing arguments, and ``externals`` says what each one stands for."""
+
+    def __init__(self, name: str, arg_specs, parent: TracingContext, shared=()):
+        super().__init__(name, arg_specs, library=parent.library)
+        self.parent = parent
+        self.externals: list = []       # per trailing argument: a value of the parent, or a Variable
+        self.external_args: list[SymbolicTensor] = []
+        self._lifted: dict[int, SymbolicTensor] = {}
+        for outer in shared:  # another body's captures first, so both take the same arguments
+            self.external(outer)
+
+    def external(self, outer) -> SymbolicTensor:
+        """The argument standing for ``outer`` (a parent value or a Variable), added on first use."""
+        key = id(outer) if isinstance(outer, Variable) else id(outer.value)
+        found = self._lifted.get(key)
+        if found is None:
+            if isinstance(outer, Variable):
+                found = super().capture(outer)
+            else:
+                arg = self.block.insert_arg(outer.spec.to_type(), len(self.block.args))
+                arg.name_hint = f"arg{len(self.block.args) - 1}"
+                found = SymbolicTensor(arg, outer.spec, self)
+            self._lifted[key] = found
+            self.externals.append(outer)
+            self.external_args.append(found)
+        return found
+
+    def capture(self, var: Variable) -> SymbolicTensor:
+        return self.external(var)
+
+    def lift(self, value: SymbolicTensor, op_name: str, i: int) -> SymbolicTensor:
+        return self.external(value if value.graph is self.parent else self.parent.lift(value, op_name, i))
+
+    def finish_body(self, outputs: list) -> list[SymbolicTensor]:
+        """Return ``outputs`` and add the private function to the library; the returned values."""
+        with context.pushed(self):  # a variable among the outputs is read here
+            values = [symbolic(self, out) for out in outputs]
+        self.block.add_op(func.ReturnOp(*[v.value for v in values]))
+        types = ([a.type for a in self.block.args], [v.value.type for v in values])
+        self.library[self.name] = func.FuncOp(self.name, types, Region(self.block), "private")
+        return values
+
+
+def tracing_context() -> TracingContext | None:
+    """The function being traced now (below any tapes), or None when running eagerly."""
+    for ctx in reversed(context.stack()):
+        if hasattr(ctx, "is_eager"):
+            return None if ctx.is_eager else ctx
+    return None
+
+
+def symbolic(ctx: TracingContext, value) -> SymbolicTensor:
+    """``value`` (a tensor of this or an enclosing function, a Python number, an eager tensor) in ``ctx``."""
+    return ctx._operand(dispatch.op_info(Identity), value, 0, None, None)
+
+
+def local(ctx: TracingContext, x):
+    """What stands for ``x`` in ``ctx``: a variable's resource argument, an enclosing tensor's argument."""
+    if isinstance(x, Variable):
+        return ctx.capture(x)
+    return x if x.graph is ctx else ctx.lift(x, "tf.While", 0)
+
+
+def argument_spec(x) -> TensorSpec:
+    """The spec of an argument standing for ``x``: a resource knowing its variable, or the tensor's."""
+    return TensorSpec((), dtypes.resource, value=x) if isinstance(x, Variable) else x.spec
+
+
+def variable_spec(x) -> TensorSpec | None:
+    """The value spec of the variable ``x`` is or stands for (None for other tensors)."""
+    if not isinstance(x, Variable) and x.dtype is dtypes.resource:
+        x = x.spec.value
+    return TensorSpec(x.shape, x.dtype) if isinstance(x, Variable) else None
+
+
+def zeros_for(x):
+    """Zeros shaped like ``x``'s value: a tensor, or the variable a resource stands for."""
+    return grad_util.zeros_for(variable_spec(x) or x)
+
+
+def differentiable(x) -> bool:
+    """A float tensor, or a trainable float variable (or a resource standing for one)."""
+    variable = x if isinstance(x, Variable) else getattr(getattr(x, "spec", None), "value", None)
+    if isinstance(variable, Variable) and (x is variable or x.dtype is dtypes.resource):
+        return variable.trainable and variable.dtype.is_differentiable
+    return grad_util.is_differentiable(x)
+
+
+def join_specs(a: TensorSpec, b: TensorSpec) -> TensorSpec:
+    """The most specific spec both fit (dims that differ become unknown)."""
+    if a.shape is None or b.shape is None or len(a.shape) != len(b.shape):
+        return TensorSpec(None, a.dtype)
+    return TensorSpec([x if x == y else None for x, y in zip(a.shape, b.shape)], a.dtype)
+
+
+def structure_of(value):
+    """A nested structure with its leaves dropped: two branches must return the same one."""
+    if isinstance(value, (list, tuple)):  # a list and a tuple are the same structure (as for tf.nest)
+        return "sequence", [structure_of(x) for x in value]
+    if isinstance(value, dict):
+        return "dict", sorted((k, structure_of(v)) for k, v in value.items())
+    return None
+
+
+def is_stateless(*bodies: TracingContext) -> bool:
+    """No op of these bodies reads or writes a variable (TensorFlow's ``is_stateless``)."""
+    return not any(has_trait(op, ResourceOp) for body in bodies for op in body.block.walk())
