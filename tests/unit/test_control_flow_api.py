@@ -266,15 +266,33 @@ def test_tensorflow_checker_agrees_through_while_loop(use_function):
                                              use_function, abs_error=1e-6)
 
 
-def test_traced_while_loop_gradient_is_a_while_that_recomputes_each_state():
+@pytest.mark.parametrize("jit_compile", [False, True])
+def test_traced_while_loop_gradient_stacks_states_or_recomputes_them_for_xla(jit_compile):
     def f(x):
         with tt.GradientTape() as tape:
             tape.watch(x)
             y = tt.while_loop(lambda v: tt.reduce_sum(v) < 50.0, lambda v: v * v, x)
         return tape.gradient(y, x)
 
-    text = tt.function(f).get_concrete_function(tt.constant(X)).mlir()
-    assert text.count("func.func private @while_body_") == 3  # forward, gradient loop, recompute inside it
+    text = tt.function(f, jit_compile=jit_compile).get_concrete_function(tt.constant(X)).mlir()
+    bodies = [text.split("func.func private @")[k] for k in range(1, text.count("func.func private @") + 1)]
+    loops = [b for b in bodies if b.startswith("while_body_")]
+    # graph: forward, a recording loop stacking each state (ConcatV2), a backward loop reading them (GatherV2);
+    # XLA (static shapes): forward, backward, and inside the backward body a loop recomputing the state
+    assert len(loops) == 3
+    assert any('"tf.ConcatV2"' in b for b in loops) != jit_compile
+    assert any('"tf.While"' in b for b in loops) == jit_compile
+
+
+@pytest.mark.parametrize("mode", MODES[:2])
+def test_while_loop_gradient_when_the_shape_changes(mode):
+    def f(x):
+        with tt.GradientTape() as tape:
+            tape.watch(x)
+            y = tt.reduce_sum(tt.while_loop(lambda v: tt.size(v) < 10, lambda v: tt.concat([v, v * 2.0], 0), x))
+        return tape.gradient(y, x)
+
+    np.testing.assert_allclose(run(f, mode, X), np.full(3, 9.0))  # sizes 3, 6, 12: each element counts (1 + 2) ** 2 times
 
 
 # --- bad input ---------------------------------------------------------------------------------

@@ -14,10 +14,11 @@ TensorFlow exports them:
 
 Gradients, as TensorFlow's: the gradient of a ``tf.If`` is a ``tf.If`` on the same predicate whose
 branches replay each branch under a tape. A ``tf.While`` carries an iteration counter (as
-TensorFlow's loops do); its gradient is a loop from the last iteration to the first that recomputes
-the state entering iteration k from the initial values and pulls the upstream gradient back through
-one replayed body step. Recomputing instead of storing every iteration's state keeps memory flat and
-shapes static (XLA) and costs O(N^2) body steps for N iterations.
+TensorFlow's loops do); its gradient runs the loop once more stacking the state each iteration
+starts from (TensorFlow's accumulators), then loops from the last iteration to the first, pulling
+the upstream gradient back through one replayed body step. For XLA, whose shapes are static, and
+for loop variables whose shape changes, the state entering iteration k is recomputed from the
+initial values instead: flat memory, O(N^2) body steps for N iterations.
 """
 from __future__ import annotations
 
@@ -34,8 +35,12 @@ from tinytf.framework import context
 from tinytf.framework.op import ResourceOp, has_trait
 from tinytf.framework.tensor_spec import TensorSpec
 from tinytf.framework.variables import Variable
+from tinytf.ops.array import zeros
 from tinytf.ops.comparison import logical_and
 from tinytf.ops.control_flow import If, While
+from tinytf.ops.gather import gather
+from tinytf.ops.joining import concat
+from tinytf.ops.shape import expand_dims
 from tinytf.runtime import function_body as fb
 from tinytf.runtime.constructors import convert_to_tensor
 from tinytf.runtime.function_body import BodyContext, symbolic, tracing_context
@@ -178,12 +183,12 @@ def replay(fn: func.FuncOp, args: list) -> list:
             continue
         ins = [values[v] for v in op.operands]
         attrs = op.attr_values()
+        specs = [TensorSpec.from_type(r.type) for r in op.results]
         if op.name in ("tf.If", "tf.StatelessIf"):
-            specs = [TensorSpec.from_type(r.type) for r in op.results]
             outs = call_if(ctx, ins[0], attrs["then_branch"], attrs["else_branch"], ins[1:], specs,
                            attrs["is_stateless"])
         elif op.name == "tf.While" and attrs["body"] in _LOOP_VARIABLES:
-            outs = call_while(ctx, ins, attrs)
+            outs = call_while(ctx, ins, attrs, specs)
         else:
             outs = type(op).bind(*ins, **attrs)
             outs = [] if outs is None else outs if isinstance(outs, list) else [outs]
@@ -263,13 +268,14 @@ def _traced_while(ctx: TracingContext, cond, body, structure, maximum_iterations
              "parallel_iterations": parallel_iterations,
              "shape_invariant": [s.shape for s in specs] != [x.shape for x in initial]}
     _LOOP_VARIABLES[body_ctx.name] = len(specs)
-    return call_while(ctx, initial + cond_ctx.externals, attrs)[1:len(specs)]
+    result_specs = specs + [fb.argument_spec(x) for x in cond_ctx.externals]
+    return call_while(ctx, initial + cond_ctx.externals, attrs, result_specs)[1:len(specs)]
 
 
-def call_while(ctx: TracingContext, inputs: list, attrs: dict) -> list:
+def call_while(ctx: TracingContext, inputs: list, attrs: dict, specs: list) -> list:
     """Append ``tf.While(inputs...)`` (counter, loop variables, then captures) and record it on the tapes."""
     operands = [ctx.capture(x) if isinstance(x, Variable) else x for x in inputs]
-    results = ctx.execute(While, operands, attrs)
+    results = ctx.execute(While, operands, attrs, result_specs=specs)
     _record(WhileCall, tuple(inputs), results, {"body": attrs["body"], "n": _LOOP_VARIABLES[attrs["body"]]})
     return results
 
@@ -288,24 +294,48 @@ class WhileCall:
         captured = [j for j, x in enumerate(externals) if fb.differentiable(x) and n + j not in op.skip_input_indices]
         if not any(dys[i] is not None for i in carried):
             return [None] * len(op.raw_inputs)
-        fn = tracing_context().library[body]
+        ctx = tracing_context()
+        fn, iterations = ctx.library[body], op.outputs[0]
+        states = None if ctx.for_xla else _recorded_states(fn, initial, externals, iterations, op.outputs[1:n])
         upstream = [dys[i] if dys[i] is not None else grad_util.zeros_like(op.outputs[i]) for i in carried]
         sums = [fb.zeros_for(externals[j]) for j in captured]
 
         def step(k, state_grads, capture_grads):
             here = tracing_context()
-            start = [fb.local(here, x) for x in initial]
             ext = [fb.local(here, x) for x in externals]
-            # the state entering iteration k - 1, recomputed from the initial values
-            state = while_loop(lambda *s: s[0] < k - 1, lambda *s: replay(fn, [*s, *ext])[:n], start)
+            if states is not None:  # the state entering iteration k - 1, as the recording loop stored it
+                state = [k - 1, *[gather(fb.local(here, s), k - 1) for s in states]]
+            else:  # ... recomputed from the initial values (XLA, or shapes that change between iterations)
+                start = [fb.local(here, x) for x in initial]
+                state = while_loop(lambda *s: s[0] < k - 1, lambda *s: replay(fn, [*s, *ext])[:n], start)
             sources = [state[i] for i in carried] + [ext[j] for j in captured]
             grads = _pullback(fn, [*state, *ext], sources, carried, list(state_grads))
             return k - 1, grads[:len(carried)], [a + g for a, g in zip(capture_grads, grads[len(carried):])]
 
-        _, state_grads, capture_grads = while_loop(lambda k, *_: k > 0, step, [op.outputs[0], upstream, sums])
+        _, state_grads, capture_grads = while_loop(lambda k, *_: k > 0, step, [iterations, upstream, sums])
         out = [None] * len(op.raw_inputs)
         for i, g in zip(carried, state_grads):
             out[i] = g
         for j, g in zip(captured, capture_grads):
             out[n + j] = g
         return out
+
+
+def _recorded_states(fn, initial, externals, iterations, finals) -> list | None:
+    """The loop run again for ``iterations`` steps, stacking the state each step starts from: one
+    [iterations, ...] tensor per loop variable (TensorFlow's accumulators); None when a loop variable's
+    shape is not static and the same at the start and the end (nothing to stack it in)."""
+    starts = initial[1:]
+    if any(s.shape is None or None in s.shape or f.shape != s.shape for s, f in zip(starts, finals)):
+        return None
+    here = tracing_context()
+    ext = [fb.local(here, x) for x in externals]
+    n = len(initial)
+
+    def record(*values):
+        state, stacks = list(values[:n]), values[n:]
+        stacks = [concat([s, expand_dims(v, 0)], 0) for s, v in zip(stacks, state[1:])]
+        return [*replay(fn, [*state, *ext])[:n], *stacks]
+
+    empty = [zeros((0, *s.shape), s.dtype) for s in starts]
+    return while_loop(lambda *v: v[0] < iterations, record, [fb.local(here, x) for x in initial] + empty)[n:]

@@ -34,6 +34,7 @@ class BodyContext(TracingContext):
     def __init__(self, name: str, arg_specs, parent: TracingContext, shared=()):
         super().__init__(name, arg_specs, library=parent.library)
         self.parent = parent
+        self.for_xla = parent.for_xla
         self.externals: list = []       # per trailing argument: a value of the parent, or a Variable
         self.external_args: list[SymbolicTensor] = []
         self._lifted: dict[int, SymbolicTensor] = {}

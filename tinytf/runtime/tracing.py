@@ -91,6 +91,7 @@ class TracingContext:
     """Builds one ``func.func``; ``inputs`` are the symbolic arguments, ``finish`` adds the return."""
 
     is_eager = False
+    for_xla = False  # the function will be compiled by XLA: static shapes only
 
     def __init__(self, name: str, arg_specs, arg_names=None, library: dict | None = None):
         self.name = name
