@@ -26,6 +26,7 @@ import itertools
 import weakref
 
 import numpy as np
+from xdsl.dialects import func
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr, ModuleOp, i32
 
 import tinytf.dtypes as dtypes
@@ -102,9 +103,11 @@ class ConcreteFunction:
         self.jit_compile = jit_compile
         # The arguments are checked against input_specs before each call, and a resource variable keeps
         # the shape it was traced with unless it was declared with None dims: then the plan may rely on
-        # the traced types (shape rules once, at compile time; see tinytf/runtime/static_plan.py).
+        # the traced types (shape rules once, at compile time; see tinytf/runtime/static_plan.py). The
+        # functions it calls (tt.cond's branches, tt.while_loop's bodies) get values of their declared types.
         fixed = all(_declared_static(v) for v in self.captured_variables)
-        self._program = Program(module, trusted=[name] if fixed else ())
+        names = [op.sym_name.data for op in module.ops if isinstance(op, func.FuncOp)]
+        self._program = Program(module, trusted=names if fixed else ())
         self._single_output = not isinstance(output_structure, list | tuple | dict) and output_structure is not None
 
     @property

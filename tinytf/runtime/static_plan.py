@@ -17,7 +17,7 @@ values in locals and ``del`` after their last use:
         _a = [s5, s1]; del s5; s6, = k3(_a); del _a      # an op with partial types: the general runner
         return [s6]
 
-Ops with partial (``?``) types, integer operands computed at run time, kernels (other than reading
+Ops with partial (``?``) types, integer operands computed at run time (unless elementwise), kernels (other than reading
 and updating variables), several results, or control flow keep the general runner, called as in
 ``Plan.run``. Forwarding works as there: a value's last reader gets it from a local that is deleted
 right after, and ``forwarding.static_kernel`` forwards it when nothing else holds it.
@@ -31,7 +31,7 @@ import numpy as np
 from tinytf.errors import InvalidArgumentError, OpError, ResourceExhaustedError
 from tinytf.framework import tf_types
 from tinytf.framework.kernel import allocation_limit
-from tinytf.framework.op import Op
+from tinytf.framework.op import Elementwise, Op, has_trait
 from tinytf.framework.tensor_spec import TensorSpec
 from tinytf.framework.variables import Variable
 from tinytf.runtime import dispatch, forwarding
@@ -189,7 +189,8 @@ def bare_kernel(op, name: str, general, dying: set, constants: dict):
     operands = [_static(t) for t in types]
     if result is None or any(o is None for o in operands):
         return None
-    if any(o[1].kind not in "fc" and i not in constants for i, o in enumerate(operands)):
+    if not has_trait(op, Elementwise) and any(o[1].kind not in "fc" and i not in constants
+                                              for i, o in enumerate(operands)):
         return None  # an integer or bool operand computed at run time: shape rules may read its value
     attrs = op.attr_values()
     try:  # the shape rule, once: it must accept these operands and promise the IR's result type

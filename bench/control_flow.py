@@ -1,0 +1,160 @@
+"""Gradient through a data-dependent loop: an RNN-like recurrence h = tanh(h @ W + x) run N times
+by ``tt.while_loop``, loss = sum(h * h), d loss / d W by the tape, beside the same step in
+TensorFlow (``tf.while_loop`` in ``tf.function``, eager and jit_compile), JAX (``lax.scan`` under
+``jax.jit``), PyTorch (a Python loop under autograd) and hand-written numpy backpropagation through
+time (every state stored).
+
+    python bench/control_flow.py [--quick] [--steps 50]
+
+tinytf's graph mode stacks each iteration's state in a recording loop (TensorFlow's accumulators),
+so the gradient costs O(N) body steps; under XLA (static shapes) it recomputes the state entering
+each iteration, O(N^2) body steps that XLA runs fast. Rows: per-step time, one process, ratios to
+TensorFlow's tf.function (graph) and to jax.jit (XLA).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import timeit
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import numpy as np  # noqa: E402
+
+from bench.common import Row, mark_missing  # noqa: E402
+
+BATCH, WIDTH = 8, 64
+
+
+def data(seed: int = 0):
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((BATCH, WIDTH)).astype(np.float32) * 0.5
+    w = (rng.standard_normal((WIDTH, WIDTH)) / np.sqrt(WIDTH)).astype(np.float32)
+    return x, w
+
+
+def numpy_grad(x, w, steps: int):
+    """Backpropagation through time by hand: (loss, dW)."""
+    hs = [x]
+    for _ in range(steps):
+        hs.append(np.tanh(hs[-1] @ w + x))
+    dh, dw = 2 * hs[-1], np.zeros_like(w)
+    for k in range(steps, 0, -1):
+        da = dh * (1 - hs[k] * hs[k])
+        dw += hs[k - 1].T @ da
+        dh = da @ w.T
+    return float(np.sum(hs[-1] * hs[-1])), dw
+
+
+def tinytf_steps(x, w, steps: int) -> dict:
+    import tinytf as tt
+
+    v = tt.Variable(w)
+
+    def grad(x, n):
+        with tt.GradientTape() as tape:
+            _, h = tt.while_loop(lambda i, h: i < n, lambda i, h: (i + 1, tt.tanh(h @ v + x)), [0, x])
+            loss = tt.reduce_sum(h * h)
+        return loss, tape.gradient(loss, v)
+
+    tx, tn = tt.constant(x), tt.constant(np.int32(steps))
+    graph, xla = tt.function(grad), tt.function(grad, jit_compile=True)
+    return {"tinytf eager": lambda: grad(tx, tn), "tinytf graph": lambda: graph(tx, tn),
+            "tinytf XLA": lambda: xla(tx, tn)}
+
+
+def tensorflow_steps(x, w, steps: int) -> dict:
+    try:
+        import tensorflow as tf
+    except ImportError:
+        return {}
+    v = tf.Variable(w)
+
+    def grad(x, n):
+        with tf.GradientTape() as tape:
+            _, h = tf.while_loop(lambda i, h: i < n, lambda i, h: (i + 1, tf.tanh(h @ v + x)), (0, x),
+                                 maximum_iterations=steps)  # XLA needs a bound for the gradient's stacks
+            loss = tf.reduce_sum(h * h)
+        return loss, tape.gradient(loss, v)
+
+    tx, tn = tf.constant(x), tf.constant(steps)
+    graph, xla = tf.function(grad), tf.function(grad, jit_compile=True)
+    return {"TensorFlow eager": lambda: grad(tx, tn)[1].numpy(), "TensorFlow tf.function": lambda: graph(tx, tn)[1].numpy(),
+            "TensorFlow jit_compile": lambda: xla(tx, tn)[1].numpy()}
+
+
+def jax_steps(x, w, steps: int) -> dict:
+    try:
+        import jax
+        import jax.numpy as jnp
+    except ImportError:
+        return {}
+
+    def loss(w, x):
+        h, _ = jax.lax.scan(lambda h, _: (jnp.tanh(h @ w + x), None), x, None, length=steps)
+        return jnp.sum(h * h)
+
+    step = jax.jit(jax.value_and_grad(loss))
+    wd, xd = jax.device_put(w), jax.device_put(x)
+    return {"JAX jax.jit(lax.scan)": lambda: step(wd, xd)[1].block_until_ready()}
+
+
+def torch_steps(x, w, steps: int) -> dict:
+    try:
+        import torch
+    except ImportError:
+        return {}
+    tw, tx = torch.tensor(w, requires_grad=True), torch.tensor(x)
+
+    def grad():
+        h = tx
+        for _ in range(steps):
+            h = torch.tanh(h @ tw + tx)
+        return torch.autograd.grad((h * h).sum(), tw)[0]
+
+    return {"PyTorch eager": grad}
+
+
+def check(x, w, steps: int, candidates: dict) -> None:
+    """Every tinytf mode gives numpy's gradient."""
+    want = numpy_grad(x, w, steps)[1]
+    for label, fn in candidates.items():
+        if label.startswith("tinytf"):
+            np.testing.assert_allclose(np.asarray(fn()[1]), want, rtol=2e-4, atol=2e-5, err_msg=label)
+
+
+def main(argv=None) -> list:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer repeats")
+    parser.add_argument("--steps", type=int, default=50, help="loop iterations N")
+    args = parser.parse_args(argv)
+    x, w = data()
+    candidates = {"numpy BPTT": lambda: numpy_grad(x, w, args.steps)}
+    for make in (tinytf_steps, tensorflow_steps, jax_steps, torch_steps):
+        candidates.update(make(x, w, args.steps))
+    check(x, w, args.steps, candidates)
+    repeat, number = (3, 5) if args.quick else (7, 20)
+    best = {}
+    for label, fn in candidates.items():
+        fn()
+        best[label] = min(timeit.repeat(fn, number=number, repeat=repeat)) / number * 1e3
+    print(f"gradient of an N={args.steps} tanh recurrence ({BATCH}x{WIDTH} state, {WIDTH}x{WIDTH} W)   ms/step")
+    for label, ms in best.items():
+        print(f"{label:<26} {ms:9.3f}")
+    case = f"d/dW of a {args.steps}-step tanh recurrence, {BATCH}x{WIDTH}"
+    get = best.get
+    rows = [Row("control_flow", f"{case}, eager", "ms", best["tinytf eager"],
+                peers=mark_missing({"numpy": best["numpy BPTT"], "tensorflow": get("TensorFlow eager"),
+                                    "pytorch": get("PyTorch eager")}), reference="tensorflow"),
+            Row("control_flow", f"{case}, graph (tt.function vs tf.function)", "ms", best["tinytf graph"],
+                peers=mark_missing({"numpy": best["numpy BPTT"], "tensorflow": get("TensorFlow tf.function")}),
+                reference="tensorflow"),
+            Row("control_flow", f"{case}, XLA", "ms", best["tinytf XLA"],
+                peers=mark_missing({"tensorflow": get("TensorFlow jit_compile"), "jax": get("JAX jax.jit(lax.scan)")}),
+                reference="jax")]
+    return rows
+
+
+if __name__ == "__main__":
+    main()
