@@ -54,7 +54,8 @@ def tinytf_steps(x, w, steps: int) -> dict:
 
     def grad(x, n):
         with tt.GradientTape() as tape:
-            _, h = tt.while_loop(lambda i, h: i < n, lambda i, h: (i + 1, tt.tanh(h @ v + x)), [0, x])
+            _, h = tt.while_loop(lambda i, h: i < n, lambda i, h: (i + 1, tt.tanh(h @ v + x)), [0, x],
+                                 maximum_iterations=steps)  # as TensorFlow: a static bound for XLA
             loss = tt.reduce_sum(h * h)
         return loss, tape.gradient(loss, v)
 

@@ -266,22 +266,30 @@ def test_tensorflow_checker_agrees_through_while_loop(use_function):
                                              use_function, abs_error=1e-6)
 
 
+@pytest.mark.parametrize("bound", [None, 10])
 @pytest.mark.parametrize("jit_compile", [False, True])
-def test_traced_while_loop_gradient_stacks_states_or_recomputes_them_for_xla(jit_compile):
+def test_traced_while_loop_gradient_stacks_states_or_recomputes_them(jit_compile, bound):
     def f(x):
         with tt.GradientTape() as tape:
             tape.watch(x)
-            y = tt.while_loop(lambda v: tt.reduce_sum(v) < 50.0, lambda v: v * v, x)
+            y = tt.while_loop(lambda v: tt.reduce_sum(v) < 50.0, lambda v: v * v, x, maximum_iterations=bound)
         return tape.gradient(y, x)
 
     text = tt.function(f, jit_compile=jit_compile).get_concrete_function(tt.constant(X)).mlir()
     bodies = [text.split("func.func private @")[k] for k in range(1, text.count("func.func private @") + 1)]
     loops = [b for b in bodies if b.startswith("while_body_")]
-    # graph: forward, a recording loop stacking each state (ConcatV2), a backward loop reading them (GatherV2);
-    # XLA (static shapes): forward, backward, and inside the backward body a loop recomputing the state
+    # forward, a recording loop stacking each state (growing by ConcatV2 in a graph, written into a
+    # preallocated [bound, ...] stack by TensorScatterUpdate under XLA), a backward loop reading them
+    # (GatherV2); XLA without a bound (static shapes, no stack): forward, backward, and inside the
+    # backward body a loop recomputing each state
+    stacked = bound is not None or not jit_compile
     assert len(loops) == 3
-    assert any('"tf.ConcatV2"' in b for b in loops) != jit_compile
-    assert any('"tf.While"' in b for b in loops) == jit_compile
+    assert any('"tf.ConcatV2"' in b for b in loops) == (not jit_compile)
+    assert any('"tf.TensorScatterUpdate"' in b for b in loops) == (jit_compile and bound is not None)
+    assert any('"tf.While"' in b for b in loops) == (not stacked)
+    x = np.array([2.0, 1.5, 0.5], np.float32)  # sums 4, 6.5, 21.1, 281.6: 3 squarings, y = x^8
+    np.testing.assert_allclose(np.asarray(tt.function(f, jit_compile=jit_compile)(tt.constant(x))), 8 * x ** 7,
+                               rtol=1e-5)
 
 
 @pytest.mark.parametrize("mode", MODES[:2])

@@ -180,6 +180,9 @@ SPECS = [
     S("tf.GatherV2", [U((2, 3, 2)), K(np.array([[2, 0], [1, 1]], np.int32)), s32(1)], {"batch_dims": 1},
       id="GatherV2-batch-dims"),
     S("tf.UnsortedSegmentSum", [U((4, 3)), i32(0, 2, 0, 1), s32(3)]),
+    S("tf.TensorScatterUpdate", [x34, K(np.array([[2], [0]], np.int32)), U((2, 4))]),
+    S("tf.TensorScatterUpdate", [U((3, 2, 2)), K(np.array([[2, 1], [0, 0]], np.int32)), U((2, 2))],
+      id="TensorScatterUpdate-depth2"),
     # neural networks
     S("tf.Softmax", [U((2, 4))]), S("tf.LogSoftmax", [U((2, 4))]),
     S("tf.SoftmaxCrossEntropyWithLogits", [U((3, 4)), Probs((3, 4))]),

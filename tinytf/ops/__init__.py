@@ -22,6 +22,7 @@ from tinytf.ops import (  # noqa: F401
     ref_variables,
     resource,
     scan,
+    scatter,
     sequences,
     shape,
     slicing,

@@ -16,9 +16,10 @@ Gradients, as TensorFlow's: the gradient of a ``tf.If`` is a ``tf.If`` on the sa
 branches replay each branch under a tape. A ``tf.While`` carries an iteration counter (as
 TensorFlow's loops do); its gradient runs the loop once more stacking the state each iteration
 starts from (TensorFlow's accumulators), then loops from the last iteration to the first, pulling
-the upstream gradient back through one replayed body step. For XLA, whose shapes are static, and
-for loop variables whose shape changes, the state entering iteration k is recomputed from the
-initial values instead: flat memory, O(N^2) body steps for N iterations.
+the upstream gradient back through one replayed body step: O(N) body steps. Under XLA, whose shapes
+are static, the stack needs a static ``maximum_iterations`` (as TensorFlow's XLA bridge does); without
+one, and for loop variables whose shape changes, the state entering iteration k is recomputed from
+the initial values instead: flat memory, O(N^2) body steps.
 """
 from __future__ import annotations
 
@@ -40,14 +41,16 @@ from tinytf.ops.comparison import logical_and
 from tinytf.ops.control_flow import If, While
 from tinytf.ops.gather import gather
 from tinytf.ops.joining import concat
-from tinytf.ops.shape import expand_dims
+from tinytf.ops.scatter import tensor_scatter_update
+from tinytf.ops.shape import expand_dims, reshape
 from tinytf.runtime import function_body as fb
 from tinytf.runtime.constructors import convert_to_tensor
 from tinytf.runtime.function_body import BodyContext, symbolic, tracing_context
 from tinytf.runtime.tracing import SymbolicTensor, TracingContext
 
 _ids = itertools.count(1)
-_LOOP_VARIABLES: dict[str, int] = {}  # body function of a traced tt.while_loop -> its counter and loop variables
+# body function of a traced tt.while_loop -> (counter and loop variables, static maximum_iterations or None)
+_LOOPS: dict[str, tuple[int, int | None]] = {}
 
 
 def _check_predicate(dtype, shape, what: str) -> None:
@@ -187,7 +190,7 @@ def replay(fn: func.FuncOp, args: list) -> list:
         if op.name in ("tf.If", "tf.StatelessIf"):
             outs = call_if(ctx, ins[0], attrs["then_branch"], attrs["else_branch"], ins[1:], specs,
                            attrs["is_stateless"])
-        elif op.name == "tf.While" and attrs["body"] in _LOOP_VARIABLES:
+        elif op.name == "tf.While" and attrs["body"] in _LOOPS:
             outs = call_while(ctx, ins, attrs, specs)
         else:
             outs = type(op).bind(*ins, **attrs)
@@ -267,7 +270,7 @@ def _traced_while(ctx: TracingContext, cond, body, structure, maximum_iterations
     attrs = {"cond": cond_ctx.name, "body": body_ctx.name, "is_stateless": fb.is_stateless(body_ctx, cond_ctx),
              "parallel_iterations": parallel_iterations,
              "shape_invariant": [s.shape for s in specs] != [x.shape for x in initial]}
-    _LOOP_VARIABLES[body_ctx.name] = len(specs)
+    _LOOPS[body_ctx.name] = (len(specs), maximum_iterations if isinstance(maximum_iterations, int) else None)
     result_specs = specs + [fb.argument_spec(x) for x in cond_ctx.externals]
     return call_while(ctx, initial + cond_ctx.externals, attrs, result_specs)[1:len(specs)]
 
@@ -276,7 +279,8 @@ def call_while(ctx: TracingContext, inputs: list, attrs: dict, specs: list) -> l
     """Append ``tf.While(inputs...)`` (counter, loop variables, then captures) and record it on the tapes."""
     operands = [ctx.capture(x) if isinstance(x, Variable) else x for x in inputs]
     results = ctx.execute(While, operands, attrs, result_specs=specs)
-    _record(WhileCall, tuple(inputs), results, {"body": attrs["body"], "n": _LOOP_VARIABLES[attrs["body"]]})
+    n, bound = _LOOPS[attrs["body"]]
+    _record(WhileCall, tuple(inputs), results, {"body": attrs["body"], "n": n, "bound": bound})
     return results
 
 
@@ -296,7 +300,8 @@ class WhileCall:
             return [None] * len(op.raw_inputs)
         ctx = tracing_context()
         fn, iterations = ctx.library[body], op.outputs[0]
-        states = None if ctx.for_xla else _recorded_states(fn, initial, externals, iterations, op.outputs[1:n])
+        states = _recorded_states(fn, initial, externals, iterations, op.outputs[1:n], op.raw_attrs["bound"],
+                                  ctx.for_xla)
         upstream = [dys[i] if dys[i] is not None else grad_util.zeros_like(op.outputs[i]) for i in carried]
         sums = [fb.zeros_for(externals[j]) for j in captured]
 
@@ -321,12 +326,16 @@ class WhileCall:
         return out
 
 
-def _recorded_states(fn, initial, externals, iterations, finals) -> list | None:
+def _recorded_states(fn, initial, externals, iterations, finals, bound: int | None, for_xla: bool) -> list | None:
     """The loop run again for ``iterations`` steps, stacking the state each step starts from: one
-    [iterations, ...] tensor per loop variable (TensorFlow's accumulators); None when a loop variable's
-    shape is not static and the same at the start and the end (nothing to stack it in)."""
+    [iterations, ...] tensor per loop variable (TensorFlow's accumulators). It grows by ConcatV2 in a
+    graph; XLA's shapes are static, so there it is a [bound, ...] tensor written in place
+    (TensorScatterUpdate, a dynamic-update-slice) and needs a static ``maximum_iterations``. None when
+    there is nothing to stack into: XLA without a bound, or a loop variable whose shape is not static
+    and the same throughout."""
     starts = initial[1:]
-    if any(s.shape is None or None in s.shape or f.shape != s.shape for s, f in zip(starts, finals)):
+    if (for_xla and bound is None) or \
+            any(s.shape is None or None in s.shape or f.shape != s.shape for s, f in zip(starts, finals)):
         return None
     here = tracing_context()
     ext = [fb.local(here, x) for x in externals]
@@ -334,8 +343,12 @@ def _recorded_states(fn, initial, externals, iterations, finals) -> list | None:
 
     def record(*values):
         state, stacks = list(values[:n]), values[n:]
-        stacks = [concat([s, expand_dims(v, 0)], 0) for s, v in zip(stacks, state[1:])]
+        if not for_xla:
+            stacks = [concat([s, expand_dims(v, 0)], 0) for s, v in zip(stacks, state[1:])]
+        else:
+            at = reshape(state[0], [1, 1])
+            stacks = [tensor_scatter_update(s, at, expand_dims(v, 0)) for s, v in zip(stacks, state[1:])]
         return [*replay(fn, [*state, *ext])[:n], *stacks]
 
-    empty = [zeros((0, *s.shape), s.dtype) for s in starts]
+    empty = [zeros((bound if for_xla else 0, *s.shape), s.dtype) for s in starts]
     return while_loop(lambda *v: v[0] < iterations, record, [fb.local(here, x) for x in initial] + empty)[n:]

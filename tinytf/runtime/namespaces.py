@@ -34,6 +34,7 @@ MODULE_NAMESPACES = {
     "transpose": ("top",),
     "slicing": ("top",),
     "gather": ("top",),
+    "scatter": ("top",),
     "joining": ("top",),
     "padding": ("top",),
     "control_flow": ("top",),

@@ -1,0 +1,64 @@
+"""tf.TensorScatterUpdate: values against numpy in eager, graph and XLA modes; TensorFlow's shape and
+index errors."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tinytf as tt
+from tinytf.errors import InvalidArgumentError
+
+RNG = np.random.default_rng(3)
+CASES = [  # tensor shape, indices, updates shape
+    ((5, 3), [[1], [3]], (2, 3)),
+    ((4,), [[0], [2], [3]], (3,)),
+    ((3, 2, 2), [[2, 1], [0, 0]], (2, 2)),
+    ((2, 3), [[1, 2]], (1,)),
+    ((4, 2), np.zeros((0, 1), np.int64), (0, 2)),
+]
+
+
+def numpy_update(tensor, indices, updates):
+    out = tensor.copy()
+    indices = np.asarray(indices)
+    out[tuple(indices[..., i] for i in range(indices.shape[-1]))] = updates
+    return out
+
+
+@pytest.mark.parametrize("mode", ["eager", "graph", "xla"])
+@pytest.mark.parametrize("shape, indices, updates_shape", CASES)
+def test_values_match_numpy(mode, shape, indices, updates_shape):
+    tensor = RNG.standard_normal(shape).astype(np.float32)
+    updates = RNG.standard_normal(updates_shape).astype(np.float32)
+
+    def f(t, u):
+        return tt.tensor_scatter_nd_update(t, indices, u)
+
+    run = f if mode == "eager" else tt.function(f, jit_compile=mode == "xla")
+    got = np.asarray(run(tt.constant(tensor), tt.constant(updates)))
+    np.testing.assert_array_equal(got, numpy_update(tensor, indices, updates))
+    assert got.dtype == np.float32
+
+
+def test_the_input_is_not_changed():
+    tensor = np.zeros(3, np.float32)
+    tt.tensor_scatter_nd_update(tt.constant(tensor), [[1]], tt.constant(np.ones(1, np.float32)))
+    assert not tensor.any()
+
+
+@pytest.mark.parametrize("tensor_shape, indices, updates_shape, message", [
+    ((5, 3), [[7]], (1, 3), r"indices\[0\] = \[7\] does not index into shape \[5,3\]"),
+    ((5, 3), [[-1]], (1, 3), r"indices\[0\] = \[-1\] does not index into shape"),
+    ((5, 3), [[1]], (2, 3), r"updates shape \[2,3\] must be indices.shape\[:-1\] \+ tensor.shape\[1:\] = \[1,3\]"),
+    ((5, 3), [[1, 1, 1]], (1,), r"indices.shape\[-1\] = 3 must be <= the rank of tensor \[5,3\]"),
+])
+def test_bad_input_is_an_invalid_argument_error(tensor_shape, indices, updates_shape, message):
+    with pytest.raises(InvalidArgumentError, match=message):
+        tt.tensor_scatter_nd_update(tt.zeros(tensor_shape), indices, tt.zeros(updates_shape))
+
+
+def test_dtypes_must_agree():
+    with pytest.raises(InvalidArgumentError, match="updates are int32 but tensor is float32"):
+        tt.tensor_scatter_nd_update(tt.zeros((3,)), [[0]], tt.constant(np.array([1], np.int32)))
+    with pytest.raises(InvalidArgumentError, match="indices must be int32 or int64, got float32"):
+        tt.tensor_scatter_nd_update(tt.zeros((3,)), tt.constant(np.array([[0.0]], np.float32)), tt.zeros((1,)))
