@@ -70,6 +70,15 @@ def test_demo_mlir_cluster_xla_and_quantization(tour_output):
     assert float(q_loss) == pytest.approx(float(f_loss), rel=0.05)
 
 
+def test_demo_gradient_through_a_loop_agrees_across_modes(tour_output):
+    _, out, _ = tour_output
+    rows = re.findall(r"│ (eager|tt\.function|jit_compile=True)\s+│ ([\d.]+)\s+│ ([\d.]+)\s+│ \d+ ms", out)
+    assert [r[0] for r in rows] == ["eager", "tt.function", "jit_compile=True"]
+    for _, loss, norm in rows[1:]:
+        assert (float(loss), float(norm)) == pytest.approx((float(rows[0][1]), float(rows[0][2])), rel=1e-4)
+    assert "eager == graph == XLA gradients: True; the traced function holds 3 tf.While ops" in out
+
+
 def test_a_missing_piece_is_one_line_and_the_tour_goes_on():
     buffer = io.StringIO()
     tour = demo.Tour(Console(file=buffer, width=120, color_system=None), steps=2)
