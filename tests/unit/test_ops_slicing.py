@@ -5,6 +5,7 @@ Python ``x[key]`` encoding, Slice, GatherV2, UnsortedSegmentSum, ConcatV2, Conca
 Unpack, Split, SplitV, Tile, Pad, PadV2, StridedSliceGrad; gradients in eager and graph mode."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -14,7 +15,7 @@ from hypothesis import strategies as st
 
 import tinytf as tt
 from tinytf import dtypes, gradcheck, mlir
-from tinytf.errors import InvalidArgumentError, ResourceExhaustedError, UnimplementedError
+from tinytf.errors import InvalidArgumentError, ResourceExhaustedError
 from tinytf.framework.tensor_spec import TensorSpec
 from tinytf.ops import gather as G
 from tinytf.ops import joining as J
@@ -440,8 +441,41 @@ def test_public_functions():
                                   np.pad(x34, [(0, 0), (1, 1)], constant_values=9))
     np.testing.assert_array_equal(tt.math.unsorted_segment_sum(x, [1, 1, 0], 2).numpy(),
                                   [x34[2], x34[0] + x34[1]])
-    with pytest.raises(UnimplementedError, match="MirrorPad"):
-        tt.pad(x, [[1, 1], [1, 1]], mode="REFLECT")
+    for mode in ("REFLECT", "SYMMETRIC", "reflect"):
+        np.testing.assert_array_equal(tt.pad(x, [[2, 1], [0, 3]], mode=mode).numpy(),
+                                      np.pad(x34, [(2, 1), (0, 3)], mode=mode.lower()))
+
+
+@pytest.mark.parametrize("mode", ["REFLECT", "SYMMETRIC"])
+@pytest.mark.parametrize("use_xla", [False, True])
+def test_mirror_pad_and_its_gradient_match_numpy(mode, use_xla):
+    x = np.random.default_rng(5).standard_normal((3, 4, 2)).astype(np.float32)
+    paddings = [[1, 2], [3, 0], [0, 1]] if mode == "SYMMETRIC" else [[2, 2], [0, 3], [1, 0]]
+    dy = np.random.default_rng(6).standard_normal(np.pad(x, paddings).shape).astype(np.float32)
+
+    def f(x, dy):
+        with tt.GradientTape() as tape:
+            tape.watch(x)
+            y = tt.pad(x, paddings, mode=mode)
+        return y, tape.gradient(y, x, output_gradients=dy)
+
+    y, dx = tt.function(f, jit_compile=use_xla)(tt.constant(x), tt.constant(dy))
+    np.testing.assert_array_equal(y.numpy(), np.pad(x, paddings, mode=mode.lower()))
+    # numpy's adjoint: each padded position's gradient lands on the input element it copies
+    index = np.pad(np.arange(x.size).reshape(x.shape), paddings, mode=mode.lower())
+    want = np.bincount(index.ravel(), weights=dy.ravel().astype(np.float64), minlength=x.size).reshape(x.shape)
+    np.testing.assert_allclose(dx.numpy(), want, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("paddings, mode, message", [
+    ([[3, 0], [0, 0], [0, 0]], "REFLECT", "no greater than the dimension size minus 1 in REFLECT mode: 3, 0"),
+    ([[0, 0], [0, 5], [0, 0]], "SYMMETRIC", "no greater than the dimension size in SYMMETRIC mode: 0, 5"),
+    ([[1, 1], [0, 0], [0, 0]], "WRAP", "mode must be REFLECT or SYMMETRIC, got 'WRAP'"),
+    ([[1, 1], [0, 0]], "REFLECT", "The first dimension of paddings must be the rank of inputs"),
+])
+def test_mirror_pad_bad_paddings(paddings, mode, message):
+    with pytest.raises(InvalidArgumentError, match=re.escape(message)):
+        tt.pad(tt.zeros((3, 4, 2)), paddings, mode=mode)
 
 
 # --- gradients, eager and traced ------------------------------------------------------------------

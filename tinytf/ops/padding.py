@@ -1,6 +1,7 @@
-"""Growing a tensor at its edges or by repetition: Tile, Pad, PadV2.
+"""Growing a tensor at its edges or by repetition: Tile, Pad, PadV2, MirrorPad (and MirrorPadGrad).
 
     %y = "tf.Pad"(%x, %p) : (tensor<2x3xf32>, tensor<2x2xi32>) -> tensor<4x7xf32>
+    %m = "tf.MirrorPad"(%x, %p) <{mode = "REFLECT"}> : (tensor<2x3xf32>, tensor<2x2xi32>) -> tensor<4x7xf32>
     %t = "tf.Tile"(%x, %m) : (tensor<2x3xf32>, tensor<2xi32>) -> tensor<4x3xf32>
 """
 from __future__ import annotations
@@ -10,7 +11,8 @@ from xdsl.irdl import operand_def, result_def, traits_def
 from xdsl.traits import Pure
 
 import tinytf.dtypes as dtypes
-from tinytf.errors import InvalidArgumentError, UnimplementedError
+from tinytf.errors import InvalidArgumentError
+from tinytf.framework.attributes import attr
 from tinytf.framework.op import Op, register
 from tinytf.framework.tensor_spec import TensorSpec
 from tinytf.ops import array, sequences
@@ -198,13 +200,137 @@ class PadV2(_PadBase):
         return cls._pad(xp, input, paddings, constant_values)
 
 
+def _mirror_offset(op_name: str, mode: str) -> int:
+    """How far the mirror is from the edge: REFLECT leaves the edge out (1), SYMMETRIC repeats it (0)."""
+    if mode not in ("REFLECT", "SYMMETRIC"):
+        raise InvalidArgumentError(f"{op_name}: mode must be REFLECT or SYMMETRIC, got {mode!r}", op_name)
+    return 1 if mode == "REFLECT" else 0
+
+
+def _paddings_list(paddings) -> list:
+    return [tuple(int(v) for v in row) for row in np.asarray(paddings).reshape(-1, 2)]
+
+
+@register
+class MirrorPad(_PadBase):
+    """``input`` padded with its own mirror image: REFLECT ([1 2 3] -> 3 2 | 1 2 3 | 2 1) leaves the edge
+    out, SYMMETRIC ([1 2 3] -> 2 1 | 1 2 3 | 3 2) repeats it.
+
+    %y = "tf.MirrorPad"(%x, %p) <{mode = "SYMMETRIC"}> : (tensor<3xf32>, tensor<1x2xi32>) -> tensor<7xf32>
+    """
+
+    name = "tf.MirrorPad"
+    input = operand_def()
+    paddings = operand_def()
+    output = result_def()
+    mode = attr("REFLECT")
+    traits = traits_def(Pure())
+
+    @classmethod
+    def _check_mirror(cls, in_shape, pads, mode):
+        offset = _mirror_offset(cls.name, mode)
+        for dim, (before, after) in zip(in_shape, pads):
+            if dim is not None and max(before, after) > dim - offset:
+                raise InvalidArgumentError(
+                    f"{cls.name}: paddings must be no greater than the dimension size{' minus 1' * offset} in "
+                    f"{mode} mode: {before}, {after} greater than {dim - offset} (input {fmt_shape(in_shape)})",
+                    cls.name)
+
+    @classmethod
+    def infer(cls, input, paddings, *, mode):
+        _mirror_offset(cls.name, mode)
+        spec = cls._infer(input, paddings)
+        value = const_value(paddings)
+        if input.shape is not None and value is not None:
+            cls._check_mirror(input.shape, _paddings_list(value), mode)
+        return spec
+
+    @classmethod
+    def compute(cls, xp, input, paddings, *, mode):
+        pads = _paddings_list(paddings)
+        cls._padded(input.shape, pads)
+        cls._check_mirror(input.shape, pads, mode)
+        return xp.pad(input, pads, mode=mode.lower()) if pads else input
+
+    @staticmethod
+    def grad(op, dy):  # Given upstream grad U: dx = U's center plus its mirrored margins folded back
+        return [MirrorPadGrad.bind(dy, op.inputs[1], mode=op.attrs["mode"]), None]
+
+
+def _fold_axis(xp, g, axis: int, before: int, after: int, n: int, offset: int):
+    """One axis of MirrorPadGrad: the n center entries plus each margin flipped back onto what it mirrors."""
+    def part(start, stop):
+        return g[(slice(None),) * axis + (slice(start, stop),)]
+
+    def placed(margin, lead, trail):  # the flipped margin with zeros around it, along this axis only
+        width = [(0, 0)] * g.ndim
+        width[axis] = (lead, trail)
+        return xp.pad(xp.flip(margin, axis), width)
+
+    center = part(before, before + n)
+    if before:
+        center = center + placed(part(0, before), offset, n - offset - before)
+    if after:
+        center = center + placed(part(before + n, before + n + after), n - offset - after, offset)
+    return center
+
+
+@register
+class MirrorPadGrad(Op):
+    """The gradient of MirrorPad: each margin of ``input`` folded back onto the part it mirrors.
+
+    %dx = "tf.MirrorPadGrad"(%dy, %p) <{mode = "REFLECT"}> : (tensor<7xf32>, tensor<1x2xi32>) -> tensor<3xf32>
+    """
+
+    name = "tf.MirrorPadGrad"
+    input = operand_def()
+    paddings = operand_def()
+    output = result_def()
+    mode = attr("REFLECT")
+    traits = traits_def(Pure())
+
+    @classmethod
+    def infer(cls, input, paddings, *, mode):
+        _mirror_offset(cls.name, mode)
+        check_index(cls.name, paddings, "paddings", rank=2)
+        value = const_value(paddings)
+        if input.shape is None or value is None:
+            return TensorSpec(None if input.shape is None else (None,) * len(input.shape), input.dtype)
+        return TensorSpec(cls._folded(input.shape, _paddings_list(value), mode), input.dtype)
+
+    @classmethod
+    def _folded(cls, shape, pads, mode):
+        if len(pads) != len(shape):
+            raise InvalidArgumentError(f"{cls.name}: paddings has {len(pads)} rows for an input of rank {len(shape)}",
+                                       cls.name)
+        out = tuple(None if d is None else d - before - after for d, (before, after) in zip(shape, pads))
+        MirrorPad._check_mirror(out, pads, mode)
+        if any(d is not None and d < 0 for d in out):
+            raise InvalidArgumentError(f"{cls.name}: paddings {pads} are larger than the input {fmt_shape(shape)}",
+                                       cls.name)
+        return out
+
+    @classmethod
+    def compute(cls, xp, input, paddings, *, mode):
+        pads, offset = _paddings_list(paddings), _mirror_offset(cls.name, mode)
+        out_shape = cls._folded(input.shape, pads, mode)
+        g = input
+        for axis, ((before, after), n) in enumerate(zip(pads, out_shape)):
+            g = _fold_axis(xp, g, axis, before, after, n, offset)
+        return g
+
+    @staticmethod
+    def grad(op, ddx):  # MirrorPadGrad is linear; its adjoint is MirrorPad
+        return [MirrorPad.bind(ddx, op.inputs[1], mode=op.attrs["mode"]), None]
+
+
 def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
-    """``tt.pad``: Pad when padding with 0, PadV2 otherwise (REFLECT / SYMMETRIC are not implemented)."""
-    if mode.upper() != "CONSTANT":
-        raise UnimplementedError(f"tt.pad: mode {mode!r} (tf.MirrorPad) is not implemented", "tf.MirrorPad")
+    """``tt.pad``: Pad when padding with 0, PadV2 with another value, MirrorPad for REFLECT / SYMMETRIC."""
     if is_python_value(tensor):
         tensor = constant(tensor)
     paddings = index_operand(paddings)
+    if mode.upper() != "CONSTANT":
+        return MirrorPad.bind(tensor, paddings, mode=mode.upper())
     if is_python_value(constant_values) and np.all(np.asarray(constant_values) == 0):
         return Pad.bind(tensor, paddings)
     if is_python_value(constant_values):
