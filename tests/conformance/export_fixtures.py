@@ -320,6 +320,37 @@ def fx_control_flow(tf, out_dir, log):
            [np.array(True), _f32(rng, 3), np.array(4, dtype=np.int32)], log=log)
 
 
+def ref_control_flow_gradients(tf, out_dir, log):
+    """TensorFlow's gradients through tf.cond and tf.while_loop (values only: TensorFlow's gradient
+    graph holds TensorList ops): tests/conformance/test_control_flow_gradients.py runs the same model."""
+    rng = _rng(11)
+    arrays = {"x": _f32(rng, 4) * 0.5, "w": _f32(rng, 4, 4) * 0.4}
+
+    def model(x, w, steps):
+        with tf.GradientTape() as tape:
+            tape.watch([x, w])
+            h = tf.cond(tf.reduce_sum(x) > 0, lambda: tf.tanh(x) * 2.0, lambda: x * x)
+            _, h = tf.while_loop(lambda i, h: i < steps,
+                                 lambda i, h: (i + 1, tf.tanh(tf.linalg.matvec(w, h) + x)), (0, h))
+            loss = tf.reduce_sum(h * h)
+        dx, dw = tape.gradient(loss, [x, w])
+        return loss, dx, dw
+
+    graph = tf.function(model)
+    for name, x in (("pos", np.abs(arrays["x"])), ("neg", -arrays["x"])):  # sum(x) > 0, < 0: each branch
+        arrays[f"x_{name}"] = x
+        for steps in (0, 3, 7):
+            outs = graph(tf.constant(x), tf.constant(arrays["w"]), tf.constant(steps))
+            for key, value in zip(("loss", "dx", "dw"), outs):
+                arrays[f"{key}_{name}_{steps}"] = value.numpy()
+    np.savez(os.path.join(out_dir, "control_flow_gradients.npz"), **arrays)
+    print("[control_flow_gradients] %d arrays" % len(arrays))
+
+
+# values computed by TensorFlow for models the tests write again with tinytf (no MLIR)
+REFERENCES = {"control_flow_gradients": ref_control_flow_gradients}
+
+
 FIXTURES = {
     "keras_mlp": fx_keras_mlp,
     "keras_mnist_mlp": fx_keras_mnist_mlp,
@@ -347,7 +378,7 @@ def main(argv=None):
     print("TensorFlow", tf.__version__, "keras", getattr(tf.keras, "__version__", "?"))
     log = []
     failed = []
-    for name, fn in FIXTURES.items():
+    for name, fn in {**FIXTURES, **REFERENCES}.items():
         if args.only and name not in args.only:
             continue
         try:

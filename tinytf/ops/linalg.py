@@ -259,5 +259,14 @@ def einsum(equation, *inputs, name=None):
     return Einsum.bind(*inputs, equation=equation.replace(" ", ""))
 
 
+def matvec(a, b, transpose_a=False, adjoint_a=False, a_is_sparse=False, b_is_sparse=False, name=None):
+    """``tt.linalg.matvec``: ``a @ b`` for a (batch of) matrix ``a`` and vector ``b``, as TensorFlow
+    writes it: a MatMul (or BatchMatMulV2) against ``b`` as a column, squeezed."""
+    from tinytf.ops.math import matmul
+    from tinytf.ops.shape import expand_dims, squeeze
+
+    return squeeze(matmul(a, expand_dims(b, -1), transpose_a=transpose_a, adjoint_a=adjoint_a), [-1])
+
+
 # The public op functions (tt.math / tt.<name>); the other module-level names are helpers.
-__all__ = ["einsum"]
+__all__ = ["einsum", "matvec"]

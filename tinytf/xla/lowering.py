@@ -189,6 +189,8 @@ class Lowering(ControlFlowLowering):
         specs = [TensorSpec(v.shape, dtypes.as_dtype(v.dtype), value=np.asarray(v) if is_concrete(v) else None)
                  for v in values]
         inferred = info.infer(*specs, **attrs) if info.infer is not None else None
+        if isinstance(inferred, TensorSpec) and inferred.value is not None:
+            return [np.asarray(inferred.value, inferred.dtype.np)]  # known from shapes (tf.Shape): a constant
         lower = getattr(cls, "lower", None)
         try:
             if lower is not None:
