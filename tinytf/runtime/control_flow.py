@@ -87,7 +87,7 @@ def cond(pred, true_fn, false_fn, name=None):
     ctx = tracing_context()
     if ctx is None or not isinstance(pred, SymbolicTensor):
         return true_fn() if _truth(pred, "tt.cond") else false_fn()
-    pred = fb.local(ctx, pred)
+    pred = fb.local(ctx, pred, "tf.If")
     _check_predicate(pred.dtype, pred.shape, "tt.cond")
     n = next(_ids)
     then_ctx = BodyContext(f"cond_true_{n}", [], ctx)
@@ -221,8 +221,9 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None, parallel_iteratio
     else:
         values = _traced_while(ctx, cond, body, structure, maximum_iterations, parallel_iterations)
     result = grad_util.pack_as(structure, values)
-    return result[0] if single else type(loop_vars)(result) if not hasattr(loop_vars, "_fields") \
-        else type(loop_vars)(*result)
+    if single:
+        return result[0]
+    return type(loop_vars)(*result) if hasattr(loop_vars, "_fields") else type(loop_vars)(result)
 
 
 def _flat_body(body, structure, values: list) -> list:

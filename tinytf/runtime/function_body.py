@@ -86,11 +86,11 @@ def symbolic(ctx: TracingContext, value) -> SymbolicTensor:
     return ctx._operand(dispatch.op_info(Identity), value, 0, None, None)
 
 
-def local(ctx: TracingContext, x):
+def local(ctx: TracingContext, x, op_name: str = "tf.While"):
     """What stands for ``x`` in ``ctx``: a variable's resource argument, an enclosing tensor's argument."""
     if isinstance(x, Variable):
         return ctx.capture(x)
-    return x if x.graph is ctx else ctx.lift(x, "tf.While", 0)
+    return x if x.graph is ctx else ctx.lift(x, op_name, 0)
 
 
 def argument_spec(x) -> TensorSpec:

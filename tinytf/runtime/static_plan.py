@@ -17,10 +17,11 @@ values in locals and ``del`` after their last use:
         _a = [s5, s1]; del s5; s6, = k3(_a); del _a      # an op with partial types: the general runner
         return [s6]
 
-Ops with partial (``?``) types, integer operands computed at run time (unless elementwise), kernels (other than reading
-and updating variables), several results, or control flow keep the general runner, called as in
-``Plan.run``. Forwarding works as there: a value's last reader gets it from a local that is deleted
-right after, and ``forwarding.static_kernel`` forwards it when nothing else holds it.
+Ops with partial (``?``) types, integer operands computed at run time (unless the op is
+elementwise: its shape rule reads no values), kernels (other than reading and updating variables),
+several results, or control flow keep the general runner, called as in ``Plan.run``. Forwarding
+works as there: a value's last reader gets it from a local that is deleted right after, and
+``forwarding.static_kernel`` forwards it when nothing else holds it.
 """
 from __future__ import annotations
 
