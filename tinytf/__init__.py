@@ -47,9 +47,10 @@ from tinytf.function import ConcreteFunction, Function, function  # noqa: F401
 from tinytf.loaded_module import LoadedModule, load_mlir  # noqa: F401
 from tinytf.runtime import namespaces as _namespaces
 from tinytf.runtime.constructors import constant, convert_to_tensor  # noqa: F401
-from tinytf.runtime.control_flow import cond, while_loop  # noqa: F401
+from tinytf.runtime.control_flow import cond, switch_case  # noqa: F401
 from tinytf.runtime.tensor import Tensor  # noqa: F401
 from tinytf.runtime.tracing import SymbolicTensor  # noqa: F401
+from tinytf.runtime.while_loop import while_loop  # noqa: F401
 
 _spaces = _namespaces.build_namespaces()
 math = _namespaces.make_namespace("math", _spaces["math"])

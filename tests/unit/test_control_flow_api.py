@@ -63,6 +63,22 @@ def test_branches_capture_tensors_and_variables_and_take_the_same_arguments():
         np.testing.assert_allclose(run(f, mode, -X, X), X - 1.0)
 
 
+@pytest.mark.parametrize("mode", ["eager", "graph"])
+def test_branches_run_for_their_effects_return_none(mode):
+    v = tt.Variable(np.float32(0.0))
+
+    def bump():
+        v.assign_add(1.0)
+
+    def f(p):
+        out = tt.cond(p, bump, lambda: None)
+        return out is None, v.read_value()
+
+    wrapped = f if mode == "eager" else tt.function(f)
+    is_none, value = wrapped(tt.constant(True))
+    assert is_none and float(value) == 1.0
+
+
 def test_a_python_predicate_traces_only_its_branch():
     def f(x):
         return tt.cond(True, lambda: x + 1.0, lambda: x - 1.0)
@@ -96,6 +112,50 @@ def test_a_branch_that_updates_a_variable_runs_only_when_taken(mode):
     assert float(run(step, mode, np.bool_(True))) == 3.0
     assert float(run(step, mode, np.bool_(False))) == 2.0
     assert float(v.numpy()) == 2.0
+
+
+# --- tt.switch_case ----------------------------------------------------------------------------
+
+def three_way(k, x):
+    return tt.switch_case(k, [lambda: x * x, lambda: tt.sin(x), lambda: x * 3.0])
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_switch_case_picks_a_branch_and_the_last_for_an_index_out_of_range(mode):
+    for k, want in ((0, X * X), (1, np.sin(X)), (2, X * 3.0), (7, X * 3.0), (-1, X * 3.0)):
+        np.testing.assert_allclose(run(three_way, mode, np.int32(k), X), want, rtol=1e-6)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_switch_case_gradient_is_the_taken_branch_gradient(mode):
+    def grad(k, x):
+        with tt.GradientTape() as tape:
+            tape.watch(x)
+            y = tt.reduce_sum(three_way(k, x))
+        return tape.gradient(y, x)
+
+    for k, want in ((0, 2 * X), (1, np.cos(X)), (5, np.full(3, 3.0))):
+        np.testing.assert_allclose(run(grad, mode, np.int32(k), X), want, rtol=1e-5)
+
+
+def test_traced_switch_case_is_a_case_and_a_default_is_the_last_branch():
+    def f(k, x):
+        return tt.switch_case(k, {0: lambda: x + 1.0, 1: lambda: x - 1.0}, default=lambda: x * 0.0)
+
+    text = tt.function(f).get_concrete_function(tt.constant(np.int32(0)), tt.constant(X)).mlir()
+    assert '"tf.Case"' in text and text.count("func.func private @case_branch") == 3
+    np.testing.assert_allclose(run(f, "graph", np.int32(9), X), np.zeros(3))
+    np.testing.assert_allclose(run(f, "eager", np.int32(1), X), X - 1.0)
+
+
+def test_switch_case_bad_input():
+    with pytest.raises(InvalidArgumentError, match="branch_index must be a scalar int32, got float32"):
+        tt.function(lambda x: tt.switch_case(x[0], [lambda: x]))(tt.constant(X))
+    with pytest.raises(InvalidArgumentError, match="branch 0 and branch 1 must return the same structure"):
+        tt.function(lambda k, x: tt.switch_case(k, [lambda: x, lambda: (x, x)]))(tt.constant(np.int32(0)),
+                                                                                   tt.constant(X))
+    with pytest.raises(ValueError, match="keys must be 0..1"):
+        tt.switch_case(0, {0: lambda: 1, 2: lambda: 2})
 
 
 # --- gradients through tt.cond -----------------------------------------------------------------

@@ -9,7 +9,8 @@
     body.externals                      # [x, w]: what the caller passes for the trailing arguments
 
 The helpers below are what ``tt.cond`` / ``tt.while_loop`` and their gradients share: specs of what
-an argument stands for, joining the specs of two branches, and which values are differentiable.
+an argument stands for, joining the specs of two branches, which values are differentiable, and
+``replay`` / ``pullback``, which run a library function's ops again under a tape (a gradient).
 """
 from __future__ import annotations
 
@@ -18,6 +19,8 @@ from xdsl.ir import Region
 
 import tinytf.dtypes as dtypes
 from tinytf.autodiff import grad_util
+from tinytf.autodiff.tape import GradientTape
+from tinytf.errors import InvalidArgumentError
 from tinytf.framework import context
 from tinytf.framework.op import ResourceOp, has_trait
 from tinytf.framework.tensor_spec import TensorSpec
@@ -137,3 +140,39 @@ def structure_of(value):
 def is_stateless(*bodies: TracingContext) -> bool:
     """No op of these bodies reads or writes a variable (TensorFlow's ``is_stateless``)."""
     return not any(has_trait(op, ResourceOp) for body in bodies for op in body.block.walk())
+
+
+# op name -> rule(ctx, operands, attrs, result specs) -> results, or None for a plain op: how
+# replay appends a control-flow op so that its gradient is known (tinytf/runtime/control_flow.py, while_loop.py)
+REPLAY_RULES: dict = {}
+
+
+def replay(fn: func.FuncOp, args: list) -> list:
+    """Run ``fn``'s ops through the current context (traced into it, recorded by its tapes); its results.
+    Variable updates are left out: they happened when the forward pass ran."""
+    values = dict(zip(fn.body.block.args, args))
+    ctx = tracing_context()
+    for op in fn.body.block.ops:
+        if isinstance(op, func.ReturnOp):
+            return [values[v] for v in op.operands]
+        if has_trait(op, ResourceOp) and not op.results:
+            continue
+        ins = [values[v] for v in op.operands]
+        attrs = op.attr_values()
+        rule = REPLAY_RULES.get(op.name)
+        outs = rule(ctx, ins, attrs, [TensorSpec.from_type(r.type) for r in op.results]) if rule else None
+        if outs is None:
+            outs = type(op).bind(*ins, **attrs)
+            outs = [] if outs is None else outs if isinstance(outs, list) else [outs]
+        values.update(zip(op.results, outs))
+    raise InvalidArgumentError(f"@{fn.sym_name.data} has no return", "func.func")
+
+
+def pullback(fn: func.FuncOp, args: list, sources: list, outputs: list, upstream: list) -> list:
+    """The gradients of ``sources`` (some of ``args``) when ``fn(*args)``'s ``outputs`` get ``upstream``."""
+    with GradientTape(watch_accessed_variables=False) as tape:
+        for s in sources:
+            tape.watch(s)
+        results = replay(fn, args)
+    grads = tape.gradient([results[j] for j in outputs], sources, output_gradients=upstream)
+    return [g if g is not None else zeros_for(s) for g, s in zip(grads, sources)]

@@ -1,0 +1,206 @@
+"""``tt.while_loop``: a loop in both modes, as ``tf.while_loop``; its gradient.
+
+    i, acc = tt.while_loop(lambda i, acc: i < n, lambda i, acc: (i + 1, acc * x), [0, 1.0])
+
+Eagerly the loop is a Python loop (a tape records each iteration's ops). Inside ``tt.function`` the
+condition and body are traced into private functions called by ``tf.While``, with an iteration
+counter in front of the loop variables and the captures behind them, as TensorFlow's loops:
+
+    %n, %acc = "tf.While"(%zero, %x) <{body = @while_body_1, cond = @while_cond_1, is_stateless = true,
+                  parallel_iterations = 10 : i64}> : (tensor<i32>, tensor<3xf32>) -> (tensor<i32>, tensor<3xf32>)
+
+The gradient runs the loop once more stacking the state each iteration starts from (TensorFlow's
+accumulators), then loops from the last iteration to the first, pulling the upstream gradient back
+through one replayed body step: O(N) body steps. Under XLA, whose shapes are static, the stack needs
+a static ``maximum_iterations`` (as TensorFlow's XLA bridge does); without one, and for loop
+variables whose shape changes, the state entering iteration k is recomputed from the initial values
+instead: flat memory, O(N^2) body steps.
+"""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from tinytf.autodiff import grad_util
+from tinytf.errors import InvalidArgumentError
+from tinytf.framework import context
+from tinytf.framework.tensor_spec import TensorSpec
+from tinytf.framework.variables import Variable
+from tinytf.ops.array import zeros
+from tinytf.ops.comparison import logical_and
+from tinytf.ops.control_flow import While
+from tinytf.ops.gather import gather
+from tinytf.ops.joining import concat
+from tinytf.ops.scatter import tensor_scatter_update
+from tinytf.ops.shape import expand_dims, reshape
+from tinytf.runtime import function_body as fb
+from tinytf.runtime.constructors import convert_to_tensor
+from tinytf.runtime.control_flow import check_predicate, record, truth
+from tinytf.runtime.function_body import BodyContext, symbolic, tracing_context
+from tinytf.runtime.tracing import TracingContext
+
+_ids = itertools.count(1)
+# body function of a traced tt.while_loop -> (counter and loop variables, static maximum_iterations or None)
+_LOOPS: dict[str, tuple[int, int | None]] = {}
+
+
+def while_loop(cond, body, loop_vars, maximum_iterations=None, parallel_iterations: int = 10, name=None):
+    """Repeats ``loop_vars = body(*loop_vars)`` while ``cond(*loop_vars)``; the final ``loop_vars``.
+
+    ``loop_vars``: a tensor, or a (nested) list or tuple of them; the body returns the same structure
+    with the same dtypes (shapes may change: they are relaxed to what every iteration fits).
+    """
+    if not callable(cond) or not callable(body):
+        raise TypeError("tt.while_loop: cond and body must be callables")
+    single = not isinstance(loop_vars, (list, tuple))
+    structure = [loop_vars] if single else loop_vars
+    ctx = tracing_context()
+    if ctx is None:  # as TensorFlow's eager loop: loop variables are tensors from the start
+        values, count = [convert_to_tensor(x) for x in grad_util.flatten(structure)], 0
+        while (maximum_iterations is None or count < maximum_iterations) and \
+                truth(cond(*grad_util.pack_as(structure, values)), "tt.while_loop"):
+            values = [convert_to_tensor(x) for x in _flat_body(body, structure, values)]
+            count += 1
+    else:
+        values = _traced_while(ctx, cond, body, structure, maximum_iterations, parallel_iterations)
+    result = grad_util.pack_as(structure, values)
+    if single:
+        return result[0]
+    return type(loop_vars)(*result) if hasattr(loop_vars, "_fields") else type(loop_vars)(result)
+
+
+def _flat_body(body, structure, values: list) -> list:
+    new = body(*grad_util.pack_as(structure, values))
+    if len(structure) == 1 and not isinstance(new, (list, tuple)):
+        new = [new]  # as TensorFlow: one loop variable, the body may return it bare
+    if fb.structure_of(new) != fb.structure_of(structure):
+        got = len(new) if isinstance(new, (list, tuple)) else 1
+        raise InvalidArgumentError(f"tt.while_loop: body returned {got} values for {len(structure)} loop variables "
+                                   f"(or another structure: {fb.structure_of(new)})", "tf.While")
+    return grad_util.flatten(new)
+
+
+def _traced_while(ctx: TracingContext, cond, body, structure, maximum_iterations, parallel_iterations: int) -> list:
+    """Trace cond and body with an iteration counter in front of the loop variables (TensorFlow's form),
+    append the ``tf.While`` and record it on the tapes; the final loop variables."""
+    initial = [symbolic(ctx, np.int32(0))] + [symbolic(ctx, x) for x in grad_util.flatten(structure)]
+    specs = [TensorSpec(x.shape, x.dtype) for x in initial]
+    n = next(_ids)
+    for _ in range(len(specs) + 1):  # relax shapes until the body maps the specs into themselves
+        body_ctx = BodyContext(f"while_body_{n}", specs, ctx)
+        with context.pushed(body_ctx):
+            counter, *values = body_ctx.inputs
+            new = [counter + 1, *_flat_body(body, structure, values)]
+            new = [symbolic(body_ctx, v) for v in new]
+        for i, (v, s) in enumerate(zip(new[1:], specs[1:])):
+            if v.dtype is not s.dtype:
+                raise InvalidArgumentError(f"tt.while_loop: loop variable {i} enters as {s.dtype.name} and the body "
+                                           f"returns {v.dtype.name}", "tf.While")
+        relaxed = [fb.join_specs(s, v.spec) for s, v in zip(specs, new)]
+        if [r.shape for r in relaxed] == [s.shape for s in specs]:
+            break
+        specs = relaxed
+    cond_ctx = BodyContext(f"while_cond_{n}", specs, ctx, shared=body_ctx.externals)
+    with context.pushed(cond_ctx):
+        counter, *values = cond_ctx.inputs
+        pred = symbolic(cond_ctx, cond(*grad_util.pack_as(structure, values)))
+        check_predicate(pred.dtype, pred.shape, "tt.while_loop")
+        if maximum_iterations is not None:
+            pred = logical_and(counter < maximum_iterations, pred)
+    for outer in cond_ctx.externals[len(body_ctx.externals):]:
+        body_ctx.external(outer)
+    body_ctx.finish_body(new + body_ctx.external_args)  # captures pass through unchanged
+    cond_ctx.finish_body([pred])
+    attrs = {"cond": cond_ctx.name, "body": body_ctx.name, "is_stateless": fb.is_stateless(body_ctx, cond_ctx),
+             "parallel_iterations": parallel_iterations,
+             "shape_invariant": [s.shape for s in specs] != [x.shape for x in initial]}
+    _LOOPS[body_ctx.name] = (len(specs), maximum_iterations if isinstance(maximum_iterations, int) else None)
+    result_specs = specs + [fb.argument_spec(x) for x in cond_ctx.externals]
+    return call_while(ctx, initial + cond_ctx.externals, attrs, result_specs)[1:len(specs)]
+
+
+def call_while(ctx: TracingContext, inputs: list, attrs: dict, specs: list) -> list:
+    """Append ``tf.While(inputs...)`` (counter, loop variables, then captures) and record it on the tapes."""
+    operands = [ctx.capture(x) if isinstance(x, Variable) else x for x in inputs]
+    results = ctx.execute(While, operands, attrs, result_specs=specs)
+    n, bound = _LOOPS[attrs["body"]]
+    record(WhileCall, tuple(inputs), results, {"body": attrs["body"], "n": n, "bound": bound})
+    return results
+
+
+class WhileCall:
+    """The tape entry of a traced ``tt.while_loop``: inputs are (counter, loop variables..., captures...)."""
+
+    name = "tf.While"
+    traits = ()
+
+    @staticmethod
+    def grad(op, *dys):  # Given U of the final state: for k = N-1 .. 0, U = U * d body(state_k) / d state_k
+        n, body = op.raw_attrs["n"], op.raw_attrs["body"]
+        initial, externals = list(op.raw_inputs[:n]), list(op.raw_inputs[n:])
+        carried = [i for i in range(1, n) if fb.differentiable(initial[i])]
+        captured = [j for j, x in enumerate(externals) if fb.differentiable(x) and n + j not in op.skip_input_indices]
+        if not any(dys[i] is not None for i in carried):
+            return [None] * len(op.raw_inputs)
+        ctx = tracing_context()
+        fn, iterations = ctx.library[body], op.outputs[0]
+        states = _recorded_states(fn, initial, externals, iterations, op.outputs[1:n], op.raw_attrs["bound"],
+                                  ctx.for_xla)
+        upstream = [dys[i] if dys[i] is not None else grad_util.zeros_like(op.outputs[i]) for i in carried]
+        sums = [fb.zeros_for(externals[j]) for j in captured]
+
+        def step(k, state_grads, capture_grads):
+            here = tracing_context()
+            ext = [fb.local(here, x) for x in externals]
+            if states is not None:  # the state entering iteration k - 1, as the recording loop stored it
+                state = [k - 1, *[gather(fb.local(here, s), k - 1) for s in states]]
+            else:  # ... recomputed from the initial values (XLA, or shapes that change between iterations)
+                start = [fb.local(here, x) for x in initial]
+                state = while_loop(lambda *s: s[0] < k - 1, lambda *s: fb.replay(fn, [*s, *ext])[:n], start)
+            sources = [state[i] for i in carried] + [ext[j] for j in captured]
+            grads = fb.pullback(fn, [*state, *ext], sources, carried, list(state_grads))
+            return k - 1, grads[:len(carried)], [a + g for a, g in zip(capture_grads, grads[len(carried):])]
+
+        _, state_grads, capture_grads = while_loop(lambda k, *_: k > 0, step, [iterations, upstream, sums])
+        out = [None] * len(op.raw_inputs)
+        for i, g in zip(carried, state_grads):
+            out[i] = g
+        for j, g in zip(captured, capture_grads):
+            out[n + j] = g
+        return out
+
+
+def _recorded_states(fn, initial, externals, iterations, finals, bound: int | None, for_xla: bool) -> list | None:
+    """The loop run again for ``iterations`` steps, stacking the state each step starts from: one
+    [iterations, ...] tensor per loop variable (TensorFlow's accumulators). It grows by ConcatV2 in a
+    graph; XLA's shapes are static, so there it is a [bound, ...] tensor written in place
+    (TensorScatterUpdate, a dynamic-update-slice) and needs a static ``maximum_iterations``. None when
+    there is nothing to stack into: XLA without a bound, or a loop variable whose shape is not static
+    and the same throughout."""
+    starts = initial[1:]
+    if (for_xla and bound is None) or \
+            any(s.shape is None or None in s.shape or f.shape != s.shape for s, f in zip(starts, finals)):
+        return None
+    here = tracing_context()
+    ext = [fb.local(here, x) for x in externals]
+    n = len(initial)
+
+    def recording_step(*values):
+        state, stacks = list(values[:n]), values[n:]
+        if not for_xla:
+            stacks = [concat([s, expand_dims(v, 0)], 0) for s, v in zip(stacks, state[1:])]
+        else:
+            at = reshape(state[0], [1, 1])
+            stacks = [tensor_scatter_update(s, at, expand_dims(v, 0)) for s, v in zip(stacks, state[1:])]
+        return [*fb.replay(fn, [*state, *ext])[:n], *stacks]
+
+    empty = [zeros((bound if for_xla else 0, *s.shape), s.dtype) for s in starts]
+    return while_loop(lambda *v: v[0] < iterations, recording_step, [fb.local(here, x) for x in initial] + empty)[n:]
+
+
+def _replay_while(ctx, ins, attrs, specs):
+    return call_while(ctx, ins, attrs, specs) if attrs["body"] in _LOOPS else None  # else: a loop read from MLIR
+
+
+fb.REPLAY_RULES["tf.While"] = _replay_while
