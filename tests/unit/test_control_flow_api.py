@@ -363,6 +363,34 @@ def test_while_loop_gradient_when_the_shape_changes(mode):
     np.testing.assert_allclose(run(f, mode, X), np.full(3, 9.0))  # sizes 3, 6, 12: each element counts (1 + 2) ** 2 times
 
 
+def test_gradients_through_a_cond_in_a_loop_in_a_cond_agree_in_every_mode():
+    w = tt.Variable(np.array([0.7, -0.4, 0.2], np.float32))
+
+    def f(x, n):
+        def loop():
+            return tt.while_loop(lambda i, h: i < n, lambda i, h: (i + 1, tt.cond(
+                tt.reduce_sum(h) > 0, lambda: tt.tanh(h * w + x), lambda: h * 0.5 + w)), [0, x], maximum_iterations=10)[1]
+
+        with tt.GradientTape() as tape:
+            tape.watch(x)
+            loss = tt.reduce_sum(tt.square(tt.cond(tt.reduce_sum(x) > -5.0, loop, lambda: x)))
+        return [loss, *tape.gradient(loss, [x, w])]
+
+    x = np.array([0.3, -0.9, 0.5], np.float32)  # sum(h): -0.1, 0.45, ...: both inner branches run
+    eager = run(f, "eager", x, np.int32(4))
+    for mode in ("graph", "xla"):
+        for got, want in zip(run(f, mode, x, np.int32(4)), eager):
+            np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-7)
+    # and eager is right: TensorFlow's checker on the same loop in float64
+    w64 = tt.Variable(np.array([0.7, -0.4, 0.2]))
+
+    def model(x):
+        return tt.while_loop(lambda i, h: i < 4, lambda i, h: (i + 1, tt.cond(
+            tt.reduce_sum(h) > 0, lambda: tt.tanh(h * w64 + x), lambda: h * 0.5 + w64)), [0, x])[1]
+
+    compare_numerical_and_autodiff_gradients(model, [x.astype(np.float64)], use_function=True, abs_error=1e-7)
+
+
 # --- bad input ---------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("fn, message", [
