@@ -16,7 +16,7 @@ import pytest
 import tinytf  # noqa: F401  (installs the eager context)
 from tinytf import dtypes
 from tinytf.autodiff import GradientTape
-from tinytf.errors import InvalidArgumentError, UnimplementedError
+from tinytf.errors import InvalidArgumentError
 from tinytf.framework.tensor_spec import TensorSpec
 from tinytf.ops import comparison as cmp
 from tinytf.ops import division as dv
@@ -435,8 +435,8 @@ def test_select_v2_broadcasts():
         cmp.SelectV2.infer(TensorSpec([3], "bool"), TensorSpec([2, 2]), TensorSpec([]))
     with pytest.raises(InvalidArgumentError, match="tf.SelectV2: .*float32 and int32"):
         cmp.SelectV2.infer(TensorSpec([], "bool"), TensorSpec([2]), TensorSpec([2], "int32"))
-    with pytest.raises(UnimplementedError):
-        cmp.where(constant([True]))
+    with pytest.raises(InvalidArgumentError, match="give both x and y, or neither"):
+        cmp.where(constant([True]), constant([1.0]))
 
 
 # --- BatchMatMulV2, Einsum, matmul -------------------------------------------------------------

@@ -71,6 +71,7 @@ MORE = [
       id="Range-float"),
     S("tf.Rank", [x23]), S("tf.Shape", [U((2, 3, 1))]), S("tf.Size", [x23]),
     S("tf.Sum", [Int((2, 3), -5, 5), i32(1)], id="Sum-int"), S("tf.Cast", [x23], {"DstT": tt.int32}, id="Cast-int"),
+    S("tf.Where", [K(np.array([[True, False, True], [False, False, True]]))]),  # a constant: its count is static
 ]
 # Checked with whole modules in test_xla_compile.py (calls, control flow, variables, optimizer
 # steps; TF1 ref-variable ops are refused, as by TensorFlow's XLA bridge) or as a function's constants.

@@ -14,6 +14,7 @@ from tinytf.ops import (  # noqa: F401
     gather,
     joining,
     linalg,
+    masking,
     math,
     nn,
     padding,

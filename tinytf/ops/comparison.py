@@ -15,7 +15,7 @@ from xdsl.irdl import operand_def, result_def, traits_def
 from xdsl.traits import Pure
 
 import tinytf.dtypes as dtypes
-from tinytf.errors import InvalidArgumentError, UnimplementedError
+from tinytf.errors import InvalidArgumentError
 from tinytf.framework.attributes import attr
 from tinytf.framework.op import Commutative, NotDifferentiable, Op, register
 from tinytf.framework.tensor_spec import TensorSpec
@@ -299,7 +299,11 @@ class SelectV2(_Select):
 
 
 def where(condition, x=None, y=None, name=None):
-    """``tt.where(c, x, y)``: SelectV2. The one-argument form (indices of true elements) is not supported."""
+    """``tt.where(c, x, y)``: SelectV2; ``tt.where(c)``: the coordinates of c's true elements (tf.Where)."""
+    if x is None and y is None:
+        from tinytf.ops.masking import where_indices  # (masking builds on gather, which builds on this module)
+
+        return where_indices(condition)
     if x is None or y is None:
-        raise UnimplementedError("tt.where: only the three-argument form where(condition, x, y) is supported")
+        raise InvalidArgumentError("tt.where: give both x and y, or neither", "tf.SelectV2")
     return SelectV2.bind(condition, x, y)

@@ -62,6 +62,10 @@ MASKS = ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axi
 def strided_slice_from_key(x, key):
     """``x[key]`` as TensorFlow encodes it: ints, slices, ``...``, ``None`` (newaxis), negative
     indices and scalar int tensors become StridedSlice's begin/end/strides and masks."""
+    if getattr(key, "dtype", None) is dtypes.bool_ or (isinstance(key, np.ndarray) and key.dtype == bool):
+        from tinytf.ops.masking import boolean_mask  # (masking builds on gather, which builds on this module)
+
+        return boolean_mask(x, key)  # x[mask], as TensorFlow
     if not isinstance(key, tuple | list):
         key = (key,)
     begin, end, strides = [], [], []

@@ -35,6 +35,7 @@ MODULE_NAMESPACES = {
     "slicing": ("top",),
     "gather": ("top",),
     "scatter": ("top",),
+    "masking": ("top",),
     "joining": ("top",),
     "padding": ("top",),
     "control_flow": ("top",),
