@@ -8,7 +8,7 @@ import pytest
 
 import tinytf as tt
 from tinytf import mlir
-from tinytf.errors import InvalidArgumentError
+from tinytf.errors import InvalidArgumentError, UnimplementedError
 from tinytf.gradcheck import compare_numerical_and_autodiff_gradients
 
 X = np.array([1.0, -2.0, 3.0], np.float32)
@@ -56,8 +56,9 @@ def test_branches_capture_tensors_and_variables_and_take_the_same_arguments():
     text = tt.function(f).get_concrete_function(tt.constant(X), tt.constant(X)).mlir()
     true_head = next(line for line in text.splitlines() if "@cond_true_" in line and "func.func" in line)
     false_head = next(line for line in text.splitlines() if "@cond_false_" in line and "func.func" in line)
-    assert true_head.split("(", 1)[1] == false_head.split("(", 1)[1]  # one signature: x, w's resource, y
-    assert "tensor<!tf_type.resource<tensor<3xf32>>>" in true_head
+    assert true_head.split("(", 1)[1] == false_head.split("(", 1)[1]  # one signature: x, w's value, y
+    # w is only read: the caller reads it before the If and passes the value (its gradient replays that value)
+    assert "resource" not in true_head and text.index('"tf.ReadVariableOp"') < text.index('"tf.If"')
     for mode in MODES:
         np.testing.assert_allclose(run(f, mode, X, X), X * np.asarray(w.numpy()))
         np.testing.assert_allclose(run(f, mode, -X, X), X - 1.0)
@@ -389,6 +390,120 @@ def test_gradients_through_a_cond_in_a_loop_in_a_cond_agree_in_every_mode():
             tt.reduce_sum(h) > 0, lambda: tt.tanh(h * w64 + x), lambda: h * 0.5 + w64)), [0, x])[1]
 
     compare_numerical_and_autodiff_gradients(model, [x.astype(np.float64)], use_function=True, abs_error=1e-7)
+
+
+# --- reviewed corner cases ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_branch_may_return_an_enclosing_tensor_or_variable_as_it_is(mode):
+    w = tt.Variable(np.array([1.5, -2.0, 0.5], np.float32))
+
+    def f(a, b, p):
+        return [tt.cond(p, lambda: a * 2.0, lambda: b), tt.cond(p, lambda: w, lambda: a),
+                tt.cond(p, lambda: a, lambda: tt.zeros([3]))]
+
+    for p in (True, False):
+        got = run(f, mode, X, -X, np.bool_(p))
+        want = [X * 2.0, np.asarray(w.numpy()), X] if p else [-X, X, np.zeros(3)]
+        for g, v in zip(got, want):
+            np.testing.assert_allclose(g, v)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_gradient_uses_the_value_a_branch_read_not_a_later_one(mode):
+    w = tt.Variable(np.array([1.0, 1.0], np.float32))
+
+    def f(x):
+        with tt.GradientTape() as tape:
+            tape.watch(x)
+            y = tt.cond(tt.reduce_sum(x) > 0, lambda: x * x * w.read_value(), lambda: x)
+            w.assign(tt.constant(np.array([5.0, 5.0], np.float32)))
+            s = tt.reduce_sum(y)
+        return tape.gradient(s, x)
+
+    x = np.array([1.5, 2.0], np.float32)
+    np.testing.assert_allclose(run(f, mode, x), 2 * x)  # with w = 1, as the forward pass read it
+    w.assign(np.ones(2, np.float32))
+
+
+def test_a_loop_that_reads_a_variable_it_assigns_refuses_a_traced_gradient():
+    w = tt.Variable(np.array([1.0, 1.0], np.float32))
+
+    def f(x):
+        with tt.GradientTape() as tape:
+            tape.watch(x)
+            def body(i, h):
+                out = h * w.read_value()
+                w.assign_add(tt.ones([2]))
+                return i + 1, out
+            y = tt.reduce_sum(tt.while_loop(lambda i, h: i < 3, body, [0, x])[1])
+        return y, tape.gradient(y, x)
+
+    y, dx = f(tt.constant(np.array([1.5, 2.0], np.float32)))  # eagerly: h * 1 * 2 * 3
+    np.testing.assert_allclose(dx.numpy(), [6.0, 6.0])
+    w.assign(np.ones(2, np.float32))
+    with pytest.raises(UnimplementedError, match="reads a variable it also assigns"):
+        tt.function(f)(tt.constant(np.array([1.5, 2.0], np.float32)))
+    assert float(w.numpy()[0]) == 1.0  # refused while tracing: nothing ran
+
+
+def test_a_variable_predicate_or_index_is_read_at_each_call():
+    flag, k = tt.Variable(True), tt.Variable(np.int32(0))
+    f = tt.function(lambda x: [tt.cond(flag, lambda: x * 2.0, lambda: x * 3.0),
+                               tt.switch_case(k, [lambda: x, lambda: -x])])
+    a, b = f(tt.constant(X))
+    flag.assign(False)
+    k.assign(np.int32(1))
+    c, d = f(tt.constant(X))
+    np.testing.assert_allclose([a.numpy(), b.numpy(), c.numpy(), d.numpy()], [X * 2.0, X, X * 3.0, -X])
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_namedtuples_keep_their_type(mode):
+    from collections import namedtuple
+
+    Pair = namedtuple("Pair", "a b")
+
+    def f(x, p):
+        pair = tt.cond(p, lambda: Pair(x, x * 2.0), lambda: Pair(x, x))
+        loop = tt.while_loop(lambda q: q.a < 3, lambda q: (Pair(q.a + 1, q.b * x),), [Pair(0, x)])[0]
+        return pair.b, loop.b
+
+    b, looped = run(f, mode, X, np.bool_(True))
+    np.testing.assert_allclose(b, X * 2.0)
+    np.testing.assert_allclose(looped, X ** 4)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_loop_that_may_not_run_and_python_indices(mode):
+    def f(x):
+        with tt.GradientTape() as tape:
+            tape.watch(x)
+            y = tt.reduce_sum(tt.while_loop(lambda v: tt.reduce_sum(v) < 50.0, lambda v: v * x, x,
+                                            maximum_iterations=0))
+        return tape.gradient(y, x), tt.switch_case(1, [lambda: x, lambda: -x])
+
+    dx, picked = run(f, mode, X)
+    np.testing.assert_allclose(dx, np.ones(3))
+    np.testing.assert_allclose(picked, -X)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_tensor_only_the_loop_condition_reads_has_no_gradient(mode):
+    def f(x, limit):
+        with tt.GradientTape() as tape:
+            tape.watch([x, limit])
+            y = tt.reduce_sum(tt.while_loop(lambda v: tt.reduce_sum(v) < limit, lambda v: v * 2.0, x))
+        return tape.gradient(y, [x, limit])
+
+    dx, dlimit = run_pair(f, mode, np.array([1.5, 2.0], np.float32), np.float32(20.0))
+    np.testing.assert_allclose(dx, [8.0, 8.0])  # sums 3.5, 7, 14, 28: three doublings
+    assert dlimit is None
+
+
+def run_pair(fn, mode, *args):
+    wrapped = fn if mode == "eager" else tt.function(fn, jit_compile=mode == "xla")
+    return [None if o is None else np.asarray(o) for o in wrapped(*[tt.constant(a) for a in args])]
 
 
 # --- bad input ---------------------------------------------------------------------------------

@@ -163,6 +163,7 @@ SPECS = [
                                      id="Cumsum-exclusive-reverse"),
     # shapes and data movement
     S("tf.Reshape", [x23, i32(3, 2)]), S("tf.Transpose", [U((2, 3, 2)), i32(2, 0, 1)]),
+    S("tf.ConjugateTranspose", [U((2, 3, 2)), i32(1, 2, 0)]),  # (real: the checker's dtypes)
     S("tf.ExpandDims", [x23, i32(1)]), S("tf.Squeeze", [U((2, 1, 3))], {"squeeze_dims": (1,)}),
     S("tf.BroadcastTo", [U((1, 3)), i32(2, 3)]), S("tf.Tile", [x23, i32(2, 1)]),
     S("tf.Fill", [i32(2, 3), U(())]), S("tf.IdentityN", [x23, x3]),

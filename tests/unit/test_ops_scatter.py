@@ -15,12 +15,16 @@ CASES = [  # tensor shape, indices, updates shape
     ((3, 2, 2), [[2, 1], [0, 0]], (2, 2)),
     ((2, 3), [[1, 2]], (1,)),
     ((4, 2), np.zeros((0, 1), np.int64), (0, 2)),
+    ((5,), np.zeros((2, 0), np.int32), (2, 5)),  # depth 0: each update is the whole tensor; the last wins
+    ((), np.zeros((1, 0), np.int32), (1,)),
 ]
 
 
 def numpy_update(tensor, indices, updates):
     out = tensor.copy()
     indices = np.asarray(indices)
+    if indices.shape[-1] == 0:
+        return updates.reshape((-1, *tensor.shape))[-1] if updates.size else out
     out[tuple(indices[..., i] for i in range(indices.shape[-1]))] = updates
     return out
 
@@ -38,6 +42,16 @@ def test_values_match_numpy(mode, shape, indices, updates_shape):
     got = np.asarray(run(tt.constant(tensor), tt.constant(updates)))
     np.testing.assert_array_equal(got, numpy_update(tensor, indices, updates))
     assert got.dtype == np.float32
+
+
+def test_under_xla_a_constant_tensor_works_and_an_index_out_of_range_drops_its_update():
+    base = np.arange(5, dtype=np.float32)
+    f = tt.function(lambda u: [tt.tensor_scatter_nd_update(base, [[1]], u),
+                               tt.tensor_scatter_nd_update(tt.constant(base), [[-1], [5], [2]], tt.concat([u, u, u], 0))],
+                    jit_compile=True)
+    first, second = f(tt.constant(np.array([9.0], np.float32)))
+    np.testing.assert_array_equal(first.numpy(), [0, 9, 2, 3, 4])
+    np.testing.assert_array_equal(second.numpy(), [0, 1, 9, 3, 4])  # TensorFlow's XLA kernel; eagerly an error
 
 
 def test_the_input_is_not_changed():

@@ -252,6 +252,25 @@ def test_transpose_gradient_is_the_inverse_permutation():
     np.testing.assert_array_equal(tape.gradient(y, x, output_gradients=dy).numpy(), dy.numpy().transpose(2, 0, 1))
 
 
+@pytest.mark.parametrize("jit_compile", [None, False, True])
+def test_conjugate_transpose_of_complex_tensors(jit_compile):
+    z = (rng.standard_normal((2, 3, 4)) + 1j * rng.standard_normal((2, 3, 4))).astype(np.complex64)
+    dy = (rng.standard_normal((3, 4, 2)) + 1j * rng.standard_normal((3, 4, 2))).astype(np.complex64)
+
+    def f(x, dy):
+        with tt.GradientTape() as tape:
+            tape.watch(x)
+            y = tt.transpose(x, [1, 2, 0], conjugate=True)
+        return y, tape.gradient(y, x, output_gradients=dy)
+
+    run_ = f if jit_compile is None else tt.function(f, jit_compile=jit_compile)
+    y, dx = run_(tt.constant(z), tt.constant(dy))
+    np.testing.assert_array_equal(y.numpy(), z.transpose(1, 2, 0).conj())
+    np.testing.assert_allclose(dx.numpy(), dy.transpose(2, 0, 1).conj())  # the adjoint of conj-transpose
+    real = tt.transpose(tt.constant(z.real), conjugate=True)  # a real tensor: a plain Transpose
+    np.testing.assert_array_equal(real.numpy(), z.real.T)
+
+
 def test_traced_shapes_stay_static_and_print_as_tensorflow():
     f = tt.function(lambda x: tt.transpose(tt.reshape(tt.squeeze(x), [-1, 2]), [1, 0]))
     x = tt.constant(np.arange(6.0, dtype=np.float32).reshape(1, 6))

@@ -82,6 +82,8 @@ def pack_as(structure, flat: list):
     def build(s):
         if isinstance(s, (list, tuple)):
             items = [build(x) for x in s]
+            if hasattr(s, "_fields"):  # a namedtuple
+                return type(s)(*items)
             return type(s)(items) if isinstance(s, list) else tuple(items)
         if isinstance(s, dict):
             return {k: build(s[k]) for k in sorted(s)}

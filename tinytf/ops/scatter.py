@@ -77,8 +77,10 @@ class TensorScatterUpdate(Op):
     def compute(cls, xp, tensor, indices, updates):
         _layout(cls.name, tensor.shape, indices.shape, updates.shape)
         d = indices.shape[-1]
+        if d == 0:
+            return _whole(tensor, indices, updates)
         bad = (indices < 0) | (indices >= np.array(tensor.shape[:d], dtype=indices.dtype))
-        if bad.any():  # as TensorFlow's CPU kernel; XLA would drop the update instead
+        if bad.any():  # as TensorFlow's CPU kernel; its XLA kernel drops the update instead
             where = tuple(int(i) for i in np.argwhere(bad.any(axis=-1))[0])
             raise InvalidArgumentError(f"{cls.name}: indices{list(where)} = {indices[where].tolist()} does not index "
                                        f"into shape {fmt_shape(tensor.shape)}", cls.name)
@@ -88,13 +90,27 @@ class TensorScatterUpdate(Op):
 
     @staticmethod
     def lower(tensor, indices, updates):
-        return tensor.at[tuple(indices[..., i] for i in range(indices.shape[-1]))].set(updates)
+        import jax.numpy as jnp
+
+        tensor, d = jnp.asarray(tensor), indices.shape[-1]
+        if d == 0:
+            return _whole(tensor, indices, updates)
+        # an index out of range drops its update, as TensorFlow's XLA kernel (JAX would wrap a negative one)
+        safe = jnp.where(indices < 0, jnp.asarray(tensor.shape[:d], indices.dtype), indices)
+        return tensor.at[tuple(safe[..., i] for i in range(d))].set(updates, mode="drop")
 
     @staticmethod
     def grad(op, dy):
         # Given upstream grad U: dtensor = U with the updated slices zeroed; dupdates = U at indices
         tensor, indices, updates = op.inputs
         return [tensor_scatter_update(dy, indices, zeros_like(updates)), None, _gather_nd(dy, indices, tensor)]
+
+
+def _whole(tensor, indices, updates):
+    """Indices of depth 0 address the whole tensor: the last update replaces it."""
+    if math.prod(indices.shape[:-1]) == 0:
+        return tensor
+    return updates.reshape((-1, *tensor.shape))[-1]
 
 
 def _gather_nd(params, indices, like):

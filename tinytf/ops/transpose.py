@@ -1,6 +1,7 @@
-"""Permuting dims: Transpose, and InvertPermutation (which Transpose's gradient uses).
+"""Permuting dims: Transpose, ConjugateTranspose, and InvertPermutation (which their gradients use).
 
     %t = "tf.Transpose"(%x, %perm) : (tensor<3x4xf32>, tensor<2xi32>) -> tensor<4x3xf32>
+    %h = "tf.ConjugateTranspose"(%z, %perm) : (tensor<3x4xcomplex<f32>>, tensor<2xi32>) -> tensor<4x3xcomplex<f32>>
     %p = "tf.InvertPermutation"(%perm) : (tensor<2xi32>) -> tensor<2xi32>
 """
 from __future__ import annotations
@@ -9,7 +10,7 @@ import numpy as np
 from xdsl.irdl import operand_def, result_def, traits_def
 from xdsl.traits import Pure
 
-from tinytf.errors import InvalidArgumentError, UnimplementedError
+from tinytf.errors import InvalidArgumentError
 from tinytf.framework.op import NotDifferentiable, Op, register
 from tinytf.framework.tensor_spec import TensorSpec
 from tinytf.ops.array import constant
@@ -81,11 +82,36 @@ class Transpose(Op):
         return [transpose(dy, invert_permutation(op.inputs[1])), None]
 
 
+@register
+class ConjugateTranspose(Op):
+    """Transpose and complex conjugate: output dim i is input dim perm[i], each element conjugated.
+
+    %y = "tf.ConjugateTranspose"(%x, %perm) : (tensor<2x3xcomplex<f32>>, tensor<2xi32>) -> tensor<3x2xcomplex<f32>>
+    """
+
+    name = "tf.ConjugateTranspose"
+    x = operand_def()
+    perm = operand_def()
+    y = result_def()
+    traits = traits_def(Pure())
+
+    @classmethod
+    def infer(cls, x, perm):
+        spec = Transpose.infer(TensorSpec(x.shape, x.dtype), perm)  # (a value is never folded: not integer)
+        return TensorSpec(spec.shape, x.dtype)
+
+    @classmethod
+    def compute(cls, xp, x, perm):
+        return xp.conj(xp.transpose(x, check_permutation(cls.name, perm, x.ndim)))
+
+    @staticmethod
+    def grad(op, dy):  # Given upstream grad U and y = conj(transpose(x, p)): dx = conj(transpose(U, inv(p)))
+        return [ConjugateTranspose.bind(dy, invert_permutation(op.inputs[1])), None]
+
+
 def transpose(a, perm=None, conjugate=False, name=None):
-    """``tt.transpose``; without ``perm`` the dims are reversed."""
-    if conjugate and not is_python_value(a) and a.dtype.is_complex:
-        raise UnimplementedError("tt.transpose(conjugate=True) of a complex tensor is not implemented",
-                                 Transpose.name)
+    """``tt.transpose``; without ``perm`` the dims are reversed; ``conjugate=True`` conjugates complex
+    elements too (tf.ConjugateTranspose)."""
     if is_python_value(a):
         a = constant(a)
     if perm is None:
@@ -99,7 +125,8 @@ def transpose(a, perm=None, conjugate=False, name=None):
             from tinytf.ops.sequences import range as range_
 
             perm = range_(subtract(rank(a), 1), -1, -1)
-    return Transpose.bind(a, index_operand(perm))
+    op = ConjugateTranspose if conjugate and a.dtype.is_complex else Transpose
+    return op.bind(a, index_operand(perm))
 
 
 @register

@@ -31,7 +31,7 @@ from tinytf.framework.tensor_spec import TensorSpec
 from tinytf.framework.variables import Variable
 from tinytf.ops.control_flow import Case, If
 from tinytf.runtime import function_body as fb
-from tinytf.runtime.function_body import BodyContext, tracing_context
+from tinytf.runtime.function_body import BodyContext, symbolic, tracing_context
 from tinytf.runtime.tracing import SymbolicTensor, TracingContext
 
 _ids = itertools.count(1)
@@ -69,6 +69,8 @@ def cond(pred, true_fn, false_fn, name=None):
     if not callable(true_fn) or not callable(false_fn):
         raise TypeError("tt.cond: true_fn and false_fn must be callables taking no arguments")
     ctx = tracing_context()
+    if ctx is not None and isinstance(pred, Variable):
+        pred = pred.value()  # read when the function runs, not when it is traced
     if ctx is None or not isinstance(pred, SymbolicTensor):
         return true_fn() if truth(pred, "tt.cond") else false_fn()
     pred = fb.local(ctx, pred, "tf.If")
@@ -90,8 +92,10 @@ def switch_case(branch_index, branch_fns, default=None, name=None):
     if not fns or not all(callable(f) for f in fns):
         raise TypeError("tt.switch_case: branch_fns (and default) must be callables taking no arguments")
     ctx = tracing_context()
+    if ctx is not None and isinstance(branch_index, Variable):
+        branch_index = branch_index.value()  # read when the function runs, not when it is traced
     if ctx is None or not isinstance(branch_index, SymbolicTensor):
-        index = np.asarray(branch_index)
+        index = np.asarray(branch_index, np.int32 if isinstance(branch_index, int) else None)
         if index.dtype != np.int32 or index.shape != ():
             raise InvalidArgumentError(f"tt.switch_case: branch_index must be a scalar int32, got {index.dtype} "
                                        f"{list(index.shape)}", "tf.Case")
@@ -109,17 +113,18 @@ def _traced_branches(ctx: TracingContext, selector, fns: list, names: list, labe
                      case: bool = False):
     """Trace each branch into a library function taking the same captures; the tf.If / tf.Case results,
     in the branches' structure (a None output stays None)."""
-    bodies, results = [], []
+    bodies, results, flats = [], [], []
     for fn, name in zip(fns, names):
         body = BodyContext(name, [], ctx, shared=bodies[-1].externals if bodies else ())
         with context.pushed(body):
             results.append(fn())
+            # here, so that an enclosing tensor or variable returned as it is becomes a capture now
+            flats.append([None if v is None else symbolic(body, v) for v in grad_util.flatten(results[-1])])
         bodies.append(body)
     externals = bodies[-1].externals
     for body in bodies[:-1]:  # the captures a later branch added
         for outer in externals[len(body.externals):]:
             body.external(outer)
-    flats = [grad_util.flatten(r) for r in results]
     for k in range(1, len(fns)):
         if fb.structure_of(results[k]) != fb.structure_of(results[0]) or \
                 [v is None for v in flats[k]] != [v is None for v in flats[0]]:
@@ -138,7 +143,8 @@ def _traced_branches(ctx: TracingContext, selector, fns: list, names: list, labe
         for v in outs[1:]:
             spec = fb.join_specs(spec, v.spec)
         specs.append(spec)
-    outs = call_branches(ctx, selector, tuple(names), externals, specs, fb.is_stateless(*bodies), case)
+    outs = call_branches(ctx, selector, tuple(names), externals, specs, fb.is_stateless(*bodies), case,
+                         any(b.reads_written for b in bodies))
     flat = [None] * len(flats[0])
     for i, r in zip(kept, outs):
         flat[i] = r
@@ -146,7 +152,7 @@ def _traced_branches(ctx: TracingContext, selector, fns: list, names: list, labe
 
 
 def call_branches(ctx: TracingContext, selector, branches: tuple, externals: list, specs: list, stateless: bool,
-                  case: bool = False) -> list:
+                  case: bool = False, reads_written: bool = False) -> list:
     """Append ``tf.If(pred, externals...)`` (or ``tf.Case(index, externals...)``) calling library
     functions; record it on the tapes."""
     if case:
@@ -157,7 +163,7 @@ def call_branches(ctx: TracingContext, selector, branches: tuple, externals: lis
     operands = [selector, *[ctx.capture(x) if isinstance(x, Variable) else x for x in externals]]
     results = ctx.execute(Case if case else If, operands, attrs, result_specs=specs) or []
     record(BranchCall, (selector, *externals), results, {"branches": tuple(branches), "stateless": stateless,
-                                                          "case": case})
+                                                          "case": case, "reads_written": reads_written})
     return results
 
 
@@ -174,6 +180,7 @@ class BranchCall:
         seeded = [j for j, dy in enumerate(dys) if dy is not None]
         if not wanted or not seeded:
             return [None] * len(op.raw_inputs)
+        fb.refuse_stale_reads(op, "tt.cond")
         ctx = tracing_context()
         specs = [fb.argument_spec(x) for x in externals] + [TensorSpec(op.outputs[j].shape, op.outputs[j].dtype)
                                                          for j in seeded]

@@ -20,29 +20,52 @@ from xdsl.ir import Region
 import tinytf.dtypes as dtypes
 from tinytf.autodiff import grad_util
 from tinytf.autodiff.tape import GradientTape
-from tinytf.errors import InvalidArgumentError
+from tinytf.errors import InvalidArgumentError, UnimplementedError
 from tinytf.framework import context
 from tinytf.framework.op import ResourceOp, has_trait
 from tinytf.framework.tensor_spec import TensorSpec
 from tinytf.framework.variables import Variable
 from tinytf.ops.array import Identity
+from tinytf.ops.resource import ReadVariableOp
 from tinytf.runtime import dispatch
 from tinytf.runtime.tracing import SymbolicTensor, TracingContext
 
 
 class BodyContext(TracingContext):
     """Traces a nested function: the enclosing function's tensors and the variables it uses become
-    trailing arguments, and ``externals`` says what each one stands for."""
+    trailing arguments, and ``externals`` says what each one stands for.
 
-    def __init__(self, name: str, arg_specs, parent: TracingContext, shared=()):
+    A variable the body only reads is read once by the enclosing function, before the call, and the
+    value is passed in: the body sees the value it would read (nothing writes it meanwhile), the tapes
+    see the read, and a gradient replaying the body later uses the value of the forward pass. A
+    variable the body assigns (``writes``) is passed as its resource; reads after a write go through
+    it (``reads_written``)."""
+
+    def __init__(self, name: str, arg_specs, parent: TracingContext, shared=(), writes=()):
         super().__init__(name, arg_specs, library=parent.library)
         self.parent = parent
+        self.outer = context.current()  # where the parent's ops go, through its tapes
         self.for_xla = parent.for_xla
         self.externals: list = []       # per trailing argument: a value of the parent, or a Variable
         self.external_args: list[SymbolicTensor] = []
         self._lifted: dict[int, SymbolicTensor] = {}
+        self.writes: set[int] = set(writes)     # ids of the variables the body assigns
+        self.snapshots: set[int] = set()        # ids of the variables read before the call
+        self.reads_written = False
         for outer in shared:  # another body's captures first, so both take the same arguments
             self.external(outer)
+
+    def execute(self, op_cls, inputs, attrs, result_specs=None):
+        var = inputs[0] if inputs else None
+        if isinstance(var, Variable) and has_trait(op_cls, ResourceOp):
+            if op_cls is not ReadVariableOp:
+                self.writes.add(id(var))
+            elif id(var) in self.writes:
+                self.reads_written = True
+            else:
+                self.snapshots.add(id(var))
+                return self.external(self.outer.execute(op_cls, inputs, attrs))
+        return super().execute(op_cls, inputs, attrs, result_specs)
 
     def external(self, outer) -> SymbolicTensor:
         """The argument standing for ``outer`` (a parent value or a Variable), added on first use."""
@@ -176,3 +199,15 @@ def pullback(fn: func.FuncOp, args: list, sources: list, outputs: list, upstream
         results = replay(fn, args)
     grads = tape.gradient([results[j] for j in outputs], sources, output_gradients=upstream)
     return [g if g is not None else zeros_for(s) for g, s in zip(grads, sources)]
+
+
+def used(fn: func.FuncOp, index: int) -> bool:
+    """Whether ``fn``'s argument ``index`` feeds an op (not only the return)."""
+    return any(not isinstance(use.operation, func.ReturnOp) for use in fn.body.block.args[index].uses)
+
+
+def refuse_stale_reads(op, what: str) -> None:
+    """A replayed read of a variable the body assigns would see its value now, not the forward pass's."""
+    if op.raw_attrs.get("reads_written"):
+        raise UnimplementedError(f"{what}: the gradient through a body that reads a variable it also assigns is "
+                                 "not implemented (read it before the call, or compute eagerly)", op.name)

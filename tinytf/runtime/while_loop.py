@@ -41,8 +41,9 @@ from tinytf.runtime.function_body import BodyContext, symbolic, tracing_context
 from tinytf.runtime.tracing import TracingContext
 
 _ids = itertools.count(1)
-# body function of a traced tt.while_loop -> (counter and loop variables, static maximum_iterations or None)
-_LOOPS: dict[str, tuple[int, int | None]] = {}
+# body function of a traced tt.while_loop -> (counter and loop variables, static maximum_iterations or None,
+# whether the body or condition reads a variable the body assigns)
+_LOOPS: dict[str, tuple[int, int | None, bool]] = {}
 
 
 def while_loop(cond, body, loop_vars, maximum_iterations=None, parallel_iterations: int = 10, name=None):
@@ -60,8 +61,9 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None, parallel_iteratio
         values, count = [convert_to_tensor(x) for x in grad_util.flatten(structure)], 0
         while (maximum_iterations is None or count < maximum_iterations) and \
                 truth(cond(*grad_util.pack_as(structure, values)), "tt.while_loop"):
-            values = [convert_to_tensor(x) for x in _flat_body(body, structure, values)]
-            count += 1
+            new = [convert_to_tensor(x, dtype_hint=v.dtype) for x, v in zip(_flat_body(body, structure, values), values)]
+            _check_dtypes(values, new)
+            values, count = new, count + 1
     else:
         values = _traced_while(ctx, cond, body, structure, maximum_iterations, parallel_iterations)
     result = grad_util.pack_as(structure, values)
@@ -81,27 +83,32 @@ def _flat_body(body, structure, values: list) -> list:
     return grad_util.flatten(new)
 
 
+def _check_dtypes(before: list, after: list) -> None:
+    for i, (s, v) in enumerate(zip(before, after)):
+        if v.dtype is not s.dtype:
+            raise InvalidArgumentError(f"tt.while_loop: loop variable {i} enters as {s.dtype.name} and the body "
+                                       f"returns {v.dtype.name}", "tf.While")
+
+
 def _traced_while(ctx: TracingContext, cond, body, structure, maximum_iterations, parallel_iterations: int) -> list:
     """Trace cond and body with an iteration counter in front of the loop variables (TensorFlow's form),
     append the ``tf.While`` and record it on the tapes; the final loop variables."""
     initial = [symbolic(ctx, np.int32(0))] + [symbolic(ctx, x) for x in grad_util.flatten(structure)]
     specs = [TensorSpec(x.shape, x.dtype) for x in initial]
-    n = next(_ids)
-    for _ in range(len(specs) + 1):  # relax shapes until the body maps the specs into themselves
-        body_ctx = BodyContext(f"while_body_{n}", specs, ctx)
+    n, writes = next(_ids), set()
+    for _ in range(len(specs) + 2):  # relax shapes until the body maps the specs into themselves
+        body_ctx = BodyContext(f"while_body_{n}", specs, ctx, writes=writes)
         with context.pushed(body_ctx):
             counter, *values = body_ctx.inputs
             new = [counter + 1, *_flat_body(body, structure, values)]
-            new = [symbolic(body_ctx, v) for v in new]
-        for i, (v, s) in enumerate(zip(new[1:], specs[1:])):
-            if v.dtype is not s.dtype:
-                raise InvalidArgumentError(f"tt.while_loop: loop variable {i} enters as {s.dtype.name} and the body "
-                                           f"returns {v.dtype.name}", "tf.While")
+            new = [symbolic(body_ctx, convert_to_tensor(v, dtype_hint=s.dtype)) for v, s in zip(new, specs)]
+        _check_dtypes(specs[1:], new[1:])
         relaxed = [fb.join_specs(s, v.spec) for s, v in zip(specs, new)]
-        if [r.shape for r in relaxed] == [s.shape for s in specs]:
+        stale = body_ctx.snapshots & body_ctx.writes  # read before the loop, but the body assigns it
+        if [r.shape for r in relaxed] == [s.shape for s in specs] and not stale:
             break
-        specs = relaxed
-    cond_ctx = BodyContext(f"while_cond_{n}", specs, ctx, shared=body_ctx.externals)
+        specs, writes = relaxed, writes | body_ctx.writes
+    cond_ctx = BodyContext(f"while_cond_{n}", specs, ctx, shared=body_ctx.externals, writes=body_ctx.writes)
     with context.pushed(cond_ctx):
         counter, *values = cond_ctx.inputs
         pred = symbolic(cond_ctx, cond(*grad_util.pack_as(structure, values)))
@@ -115,7 +122,8 @@ def _traced_while(ctx: TracingContext, cond, body, structure, maximum_iterations
     attrs = {"cond": cond_ctx.name, "body": body_ctx.name, "is_stateless": fb.is_stateless(body_ctx, cond_ctx),
              "parallel_iterations": parallel_iterations,
              "shape_invariant": [s.shape for s in specs] != [x.shape for x in initial]}
-    _LOOPS[body_ctx.name] = (len(specs), maximum_iterations if isinstance(maximum_iterations, int) else None)
+    bound = maximum_iterations if isinstance(maximum_iterations, int) else None
+    _LOOPS[body_ctx.name] = (len(specs), bound, body_ctx.reads_written or cond_ctx.reads_written)
     result_specs = specs + [fb.argument_spec(x) for x in cond_ctx.externals]
     return call_while(ctx, initial + cond_ctx.externals, attrs, result_specs)[1:len(specs)]
 
@@ -124,8 +132,9 @@ def call_while(ctx: TracingContext, inputs: list, attrs: dict, specs: list) -> l
     """Append ``tf.While(inputs...)`` (counter, loop variables, then captures) and record it on the tapes."""
     operands = [ctx.capture(x) if isinstance(x, Variable) else x for x in inputs]
     results = ctx.execute(While, operands, attrs, result_specs=specs)
-    n, bound = _LOOPS[attrs["body"]]
-    record(WhileCall, tuple(inputs), results, {"body": attrs["body"], "n": n, "bound": bound})
+    n, bound, reads_written = _LOOPS[attrs["body"]]
+    record(WhileCall, tuple(inputs), results, {"body": attrs["body"], "n": n, "bound": bound,
+                                               "reads_written": reads_written})
     return results
 
 
@@ -143,8 +152,10 @@ class WhileCall:
         captured = [j for j, x in enumerate(externals) if fb.differentiable(x) and n + j not in op.skip_input_indices]
         if not any(dys[i] is not None for i in carried):
             return [None] * len(op.raw_inputs)
+        fb.refuse_stale_reads(op, "tt.while_loop")
         ctx = tracing_context()
         fn, iterations = ctx.library[body], op.outputs[0]
+        captured = [j for j in captured if fb.used(fn, n + j)]  # (one only the condition reads has none)
         states = _recorded_states(fn, initial, externals, iterations, op.outputs[1:n], op.raw_attrs["bound"],
                                   ctx.for_xla)
         upstream = [dys[i] if dys[i] is not None else grad_util.zeros_like(op.outputs[i]) for i in carried]
@@ -195,7 +206,8 @@ def _recorded_states(fn, initial, externals, iterations, finals, bound: int | No
             stacks = [tensor_scatter_update(s, at, expand_dims(v, 0)) for s, v in zip(stacks, state[1:])]
         return [*fb.replay(fn, [*state, *ext])[:n], *stacks]
 
-    empty = [zeros((bound if for_xla else 0, *s.shape), s.dtype) for s in starts]
+    # (under XLA a stack of at least one row: the never-run backward step still gathers from it)
+    empty = [zeros((max(bound, 1) if for_xla else 0, *s.shape), s.dtype) for s in starts]
     return while_loop(lambda *v: v[0] < iterations, recording_step, [fb.local(here, x) for x in initial] + empty)[n:]
 
 
