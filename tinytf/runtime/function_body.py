@@ -64,7 +64,7 @@ class BodyContext(TracingContext):
                 self.reads_written = True
             else:
                 self.snapshots.add(id(var))
-                return self.external(self.outer.execute(op_cls, inputs, attrs))
+                return self.lift(self.outer.execute(op_cls, inputs, attrs), op_cls.name, 0)
         return super().execute(op_cls, inputs, attrs, result_specs)
 
     def external(self, outer) -> SymbolicTensor:
