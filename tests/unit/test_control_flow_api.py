@@ -501,6 +501,66 @@ def test_a_tensor_only_the_loop_condition_reads_has_no_gradient(mode):
     assert dlimit is None
 
 
+@pytest.mark.parametrize("mode", MODES)
+def test_updates_in_nested_control_flow_and_optimizer_steps_are_seen_by_later_reads(mode):
+    w, v = tt.Variable(np.float32(1.0)), tt.Variable(np.float32(1.0))
+    opt = tt.optimizers.SGD(0.25)
+
+    def f(x):
+        def outer():
+            tt.cond(x > 0, lambda: w.assign(5.0), lambda: w.assign(7.0))
+            return x * w.read_value()
+
+        def body(i, total):  # an optimizer step inside a loop, then a read of the stepped variable
+            opt.apply_gradients([(tt.constant(np.float32(1.0)), v)])
+            return i + 1, total + v.read_value()
+
+        steps = tt.while_loop(lambda i, t: i < 3, body, [0, tt.constant(np.float32(0.0))])[1]
+        return tt.cond(x > -10.0, outer, lambda: x), steps
+
+    first, steps = run(f, mode, np.float32(2.0))
+    assert float(first) == 10.0 and float(steps) == pytest.approx(0.75 + 0.5 + 0.25)
+    assert float(w.numpy()) == 5.0 and float(v.numpy()) == pytest.approx(0.25)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_gradient_does_not_repeat_the_updates_of_nested_branches(mode):
+    count = tt.Variable(np.float32(0.0))
+
+    def f(x):
+        with tt.GradientTape() as tape:
+            tape.watch(x)
+
+            def body(i, h):
+                tt.cond(i >= 0, lambda: count.assign_add(1.0), lambda: count.assign_add(0.0))
+                return i + 1, h * x
+
+            y = tt.while_loop(lambda i, h: i < 3, body, [0, x])[1]
+        return tape.gradient(y, x)
+
+    np.testing.assert_allclose(run(f, mode, np.float32(2.0)), 32.0)  # d x^4 / dx = 4 x^3
+    assert float(count.numpy()) == 3.0  # three iterations: the gradient's replays update nothing
+
+
+def test_64_bit_variables_under_xla_and_unwatched_variables_have_no_gradient():
+    n, d = tt.Variable(np.int64(0)), tt.Variable(np.float64(1.5))
+    f = tt.function(lambda x: (n.assign_add(1), d.assign(d * 2.0), x * tt.cast(d.read_value(), tt.float32))[2],
+                    jit_compile=True)
+    assert float(f(tt.constant(1.0))) == 3.0 and float(f(tt.constant(1.0))) == 6.0
+    assert n.numpy() == 2 and n.numpy().dtype == np.int64 and d.numpy().dtype == np.float64
+    v = tt.Variable(np.float32(3.0))
+
+    def g(x):
+        with tt.GradientTape(watch_accessed_variables=False) as tape:
+            tape.watch(x)
+            y = tt.cond(x > 0, lambda: x + v, lambda: x) + x * 2.0 + v
+        return tape.gradient(y, [v, x])
+
+    for mode in ("eager", "graph"):
+        dv, dx = (g if mode == "eager" else tt.function(g))(tt.constant(np.float32(1.0)))
+        assert dv is None and float(dx) == 3.0, mode  # as TensorFlow: v was not watched
+
+
 def run_pair(fn, mode, *args):
     wrapped = fn if mode == "eager" else tt.function(fn, jit_compile=mode == "xla")
     return [None if o is None else np.asarray(o) for o in wrapped(*[tt.constant(a) for a in args])]

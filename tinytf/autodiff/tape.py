@@ -232,8 +232,9 @@ class GradientTape:
 
 
 def backprop(entries, targets, seeds, sources, tracked):
-    """Reverse-mode accumulation over ``entries``; one gradient (or None) per source."""
-    source_ids = {id(s) for s in sources}
+    """Reverse-mode accumulation over ``entries``; one gradient (or None) per source. A source the tape
+    does not track (a variable it did not watch) gets None, as in TensorFlow."""
+    source_ids = {id(s) for s in sources if id(s) in tracked}
     # Only ops on a path from a source matter: a forward sweep marks what the sources reach.
     reach = set(source_ids)
     useful = []

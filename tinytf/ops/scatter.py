@@ -108,9 +108,8 @@ class TensorScatterUpdate(Op):
 
 def _whole(tensor, indices, updates):
     """Indices of depth 0 address the whole tensor: the last update replaces it."""
-    if math.prod(indices.shape[:-1]) == 0:
-        return tensor
-    return updates.reshape((-1, *tensor.shape))[-1]
+    count = math.prod(indices.shape[:-1])
+    return tensor if count == 0 else updates.reshape((count, *tensor.shape))[-1]
 
 
 def _gather_nd(params, indices, like):

@@ -208,13 +208,13 @@ def _gradient_branch(ctx: TracingContext, branch: str, specs: list, n_externals:
 
 
 def _replay_if(ctx, ins, attrs, specs):
-    return call_branches(ctx, ins[0], (attrs["then_branch"], attrs["else_branch"]), ins[1:], specs,
-                         attrs["is_stateless"])
+    branches = [fb.without_effects(ctx.library, b) for b in (attrs["then_branch"], attrs["else_branch"])]
+    return call_branches(ctx, ins[0], tuple(branches), ins[1:], specs, attrs["is_stateless"])
 
 
 def _replay_case(ctx, ins, attrs, specs):
-    return call_branches(ctx, ins[0], Case.branch_names(attrs["branches"]), ins[1:], specs, attrs["is_stateless"],
-                         case=True)
+    branches = [fb.without_effects(ctx.library, b) for b in Case.branch_names(attrs["branches"])]
+    return call_branches(ctx, ins[0], tuple(branches), ins[1:], specs, attrs["is_stateless"], case=True)
 
 
 fb.REPLAY_RULES.update({"tf.If": _replay_if, "tf.StatelessIf": _replay_if, "tf.Case": _replay_case})

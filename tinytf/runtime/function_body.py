@@ -15,6 +15,7 @@ an argument stands for, joining the specs of two branches, which values are diff
 from __future__ import annotations
 
 from xdsl.dialects import func
+from xdsl.dialects.builtin import ArrayAttr, StringAttr, SymbolRefAttr
 from xdsl.ir import Region
 
 import tinytf.dtypes as dtypes
@@ -56,15 +57,17 @@ class BodyContext(TracingContext):
             self.external(outer)
 
     def execute(self, op_cls, inputs, attrs, result_specs=None):
-        var = inputs[0] if inputs else None
-        if isinstance(var, Variable) and has_trait(op_cls, ResourceOp):
-            if op_cls is not ReadVariableOp:
-                self.writes.add(id(var))
-            elif id(var) in self.writes:
+        handles = [variable_of(x) for x in inputs]
+        if op_cls is ReadVariableOp and handles and handles[0] is not None:
+            if id(handles[0]) in self.writes:
                 self.reads_written = True
-            else:
-                self.snapshots.add(id(var))
+            elif isinstance(inputs[0], Variable):
+                self.snapshots.add(id(handles[0]))
                 return self.lift(self.outer.execute(op_cls, inputs, attrs), op_cls.name, 0)
+        else:  # an update or optimizer step, or a resource handed on (to a nested If / While): a write
+            resource_op = has_trait(op_cls, ResourceOp)
+            self.writes.update(id(v) for v, x in zip(handles, inputs)
+                               if v is not None and (resource_op or not isinstance(x, Variable)))
         return super().execute(op_cls, inputs, attrs, result_specs)
 
     def external(self, outer) -> SymbolicTensor:
@@ -99,6 +102,15 @@ class BodyContext(TracingContext):
         return values
 
 
+def variable_of(x) -> Variable | None:
+    """The variable ``x`` is, or the resource value ``x`` stands for (None for other values)."""
+    if isinstance(x, Variable):
+        return x
+    spec = getattr(x, "spec", None)
+    return spec.value if spec is not None and spec.dtype is dtypes.resource and isinstance(spec.value, Variable) \
+        else None
+
+
 def tracing_context() -> TracingContext | None:
     """The function being traced now (below any tapes), or None when running eagerly."""
     for ctx in reversed(context.stack()):
@@ -126,9 +138,8 @@ def argument_spec(x) -> TensorSpec:
 
 def variable_spec(x) -> TensorSpec | None:
     """The value spec of the variable ``x`` is or stands for (None for other tensors)."""
-    if not isinstance(x, Variable) and x.dtype is dtypes.resource:
-        x = x.spec.value
-    return TensorSpec(x.shape, x.dtype) if isinstance(x, Variable) else None
+    var = variable_of(x)
+    return None if var is None else TensorSpec(var.shape, var.dtype)
 
 
 def zeros_for(x):
@@ -138,8 +149,8 @@ def zeros_for(x):
 
 def differentiable(x) -> bool:
     """A float tensor, or a trainable float variable (or a resource standing for one)."""
-    variable = x if isinstance(x, Variable) else getattr(getattr(x, "spec", None), "value", None)
-    if isinstance(variable, Variable) and (x is variable or x.dtype is dtypes.resource):
+    variable = variable_of(x)
+    if variable is not None:
         return variable.trainable and variable.dtype.is_differentiable
     return grad_util.is_differentiable(x)
 
@@ -160,9 +171,11 @@ def structure_of(value):
     return None
 
 
-def is_stateless(*bodies: TracingContext) -> bool:
-    """No op of these bodies reads or writes a variable (TensorFlow's ``is_stateless``)."""
-    return not any(has_trait(op, ResourceOp) for body in bodies for op in body.block.walk())
+def is_stateless(*bodies: BodyContext) -> bool:
+    """No op of these bodies touches a variable (TensorFlow's ``is_stateless``; a variable only read
+    comes in as a value)."""
+    return not any(body.writes or body.reads_written or any(has_trait(op, ResourceOp) for op in body.block.walk())
+                   for body in bodies)
 
 
 # op name -> rule(ctx, operands, attrs, result specs) -> results, or None for a plain op: how
@@ -189,6 +202,34 @@ def replay(fn: func.FuncOp, args: list) -> list:
             outs = [] if outs is None else outs if isinstance(outs, list) else [outs]
         values.update(zip(op.results, outs))
     raise InvalidArgumentError(f"@{fn.sym_name.data} has no return", "func.func")
+
+
+REPLAY_SUFFIX = "_replay"
+
+
+def without_effects(library: dict, name: str) -> str:
+    """The name of a copy of library function ``name`` without its variable updates, also in the
+    functions it calls: what a gradient replays (the updates happened in the forward pass)."""
+    if name.endswith(REPLAY_SUFFIX):
+        return name
+    copy_name = name + REPLAY_SUFFIX
+    if copy_name not in library:
+        fn = library[name].clone()
+        fn.sym_name = StringAttr(copy_name)
+        for op in list(fn.walk()):
+            if has_trait(op, ResourceOp) and not op.results:
+                op.detach()
+                op.erase()
+                continue
+            for key in ("then_branch", "else_branch", "body", "cond", "branches"):
+                ref = op.properties.get(key)
+                if isinstance(ref, SymbolRefAttr):
+                    op.properties[key] = SymbolRefAttr(without_effects(library, ref.root_reference.data))
+                elif isinstance(ref, ArrayAttr):
+                    op.properties[key] = ArrayAttr([SymbolRefAttr(without_effects(library, r.root_reference.data))
+                                                    for r in ref.data])
+        library[copy_name] = fn
+    return copy_name
 
 
 def pullback(fn: func.FuncOp, args: list, sources: list, outputs: list, upstream: list) -> list:

@@ -212,7 +212,12 @@ def _recorded_states(fn, initial, externals, iterations, finals, bound: int | No
 
 
 def _replay_while(ctx, ins, attrs, specs):
-    return call_while(ctx, ins, attrs, specs) if attrs["body"] in _LOOPS else None  # else: a loop read from MLIR
+    loop = _LOOPS.get(attrs["body"].removesuffix(fb.REPLAY_SUFFIX))
+    if loop is None:
+        return None  # a loop read from MLIR: a plain op
+    body, cond = (fb.without_effects(ctx.library, attrs[key]) for key in ("body", "cond"))
+    _LOOPS[body] = loop
+    return call_while(ctx, ins, {**attrs, "body": body, "cond": cond}, specs)
 
 
 fb.REPLAY_RULES["tf.While"] = _replay_while

@@ -169,11 +169,12 @@ class XlaFunction:
             if plan is None:
                 plan = comp.variable_plan = _plan(comp, self.resource)
             params = [args[i] for i in comp.param_indices]
-            for k, on_device in plan:  # parameters that are Variables
-                var = params[k]
-                if isinstance(var, Variable):
-                    # a donated argument the function does not write gives up a copy, not the variable's value
-                    params[k] = var.device_value(_device_put) if on_device else var.read()
+            with comp.enabled():  # (a 64-bit value stays 64-bit on the device)
+                for k, on_device in plan:  # parameters that are Variables
+                    var = params[k]
+                    if isinstance(var, Variable):
+                        # a donated argument the function does not write gives up a copy, not the variable's value
+                        params[k] = var.device_value(_device_put) if on_device else var.read()
             outs, updates = self._run(comp, params)
             for index, value in updates.items():
                 var = args[index]
