@@ -316,18 +316,20 @@ _PASS_CONTEXT = []
 def optimize(module: ModuleOp) -> None:
     """What grappler does to a ``tf.function`` graph, on the traced module in place: ``canonicalize``
     (with tinytf's constant folding, which never folds ``NoConstantFold`` ops such as ``tf.Identity``
-    or resource ops), ``cse`` (a gradient often repeats a forward product) and ``dce`` (gradients of
-    inputs nobody asked for). ``cf.mlir()`` shows the result."""
+    or resource ops), ``tf-merge-variable-reads`` (a tape keeps the value an op read: a second read),
+    ``cse`` (a gradient often repeats a forward product) and ``dce`` (gradients of inputs nobody asked
+    for). ``cf.mlir()`` shows the result."""
     from xdsl.transforms.canonicalize import CanonicalizePass
     from xdsl.transforms.common_subexpression_elimination import CommonSubexpressionElimination
     from xdsl.transforms.dead_code_elimination import DeadCodeElimination
 
     import tinytf.mlir as mlir
     import tinytf.passes  # noqa: F401  (hooks constant folding into canonicalize)
+    from tinytf.passes.merge_variable_reads import MergeVariableReads
 
     if not _PASS_CONTEXT:
         _PASS_CONTEXT.append(mlir.context())
-    for p in (CanonicalizePass(), CommonSubexpressionElimination(), DeadCodeElimination()):
+    for p in (CanonicalizePass(), MergeVariableReads(), CommonSubexpressionElimination(), DeadCodeElimination()):
         p.apply(_PASS_CONTEXT[0], module)
 
 

@@ -182,3 +182,61 @@ def test_64_bit_variables_under_xla_and_unwatched_variables_have_no_gradient():
 def run_pair(fn, mode, *args):
     wrapped = fn if mode == "eager" else tt.function(fn, jit_compile=mode == "xla")
     return [None if o is None else np.asarray(o) for o in wrapped(*[tt.constant(a) for a in args])]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_loop_body_may_return_a_captured_value_as_a_loop_variable(mode):
+    w = tt.Variable(np.float32(3.0))
+
+    def f(x):
+        with tt.GradientTape() as tape:
+            tape.watch(x)
+            x3 = x * 3.0
+            y = tt.while_loop(lambda i, y: i < 2, lambda i, y: (i + 1, x3 * w), [0, tt.constant(np.float32(0.0))])[1]
+            z = y * y
+        return tape.gradient(z, [x, w])
+
+    dx, dw = run(f, mode, np.float32(2.0))
+    assert float(dx) == 2 * 18.0 * 9.0 and float(dw) == 2 * 18.0 * 6.0  # z = (9x)^2 at w = 3; dz/dw = 2(3xw)(3x)
+
+
+@pytest.mark.parametrize("mode", ["eager", "graph"])
+def test_a_variable_the_loop_condition_assigns_is_read_fresh_in_the_body(mode):
+    c = tt.Variable(np.float32(0.0))
+
+    def f(x):
+        def cond(i, y):
+            c.assign_add(1.0)
+            return i < 3
+
+        return tt.while_loop(cond, lambda i, y: (i + 1, y + c.read_value()), [0, x])[1]
+
+    assert float(run(f, mode, np.float32(2.0))) == 2.0 + 1.0 + 2.0 + 3.0 and float(c.numpy()) == 4.0
+    with pytest.raises(UnimplementedError, match="the condition @while_cond_.* assigns a variable"):
+        tt.function(f, jit_compile=True)(tt.constant(np.float32(2.0)))  # an XLA loop condition cannot
+
+
+@pytest.mark.parametrize("mode", ["eager", "graph"])
+def test_a_gradient_does_not_repeat_tf1_ref_updates(mode):
+    from tinytf.framework.variables import RefVariable
+    from tinytf.ops import ref_variables as rv
+
+    r = RefVariable(np.float32(0.0))
+
+    def f(x):
+        with tt.GradientTape() as tape:
+            tape.watch(x)
+            y = tt.cond(x > 0, lambda: (rv.assign_add(r, tt.constant(np.float32(1.0))), x * x)[1], lambda: x)
+        return tape.gradient(y, x)
+
+    assert float(run(f, mode, np.float32(2.0))) == 4.0 and float(r.numpy()) == 1.0
+
+
+def test_a_tape_uses_a_variable_value_from_when_the_op_ran():
+    x, w = tt.constant(np.float32(3.0)), tt.Variable(np.float32(2.0))
+    with tt.GradientTape() as tape:
+        tape.watch(x)
+        y = x * w  # the variable given to the op itself, not read first
+    w.assign(100.0)
+    dx, dw = tape.gradient(y, [x, w])
+    assert float(dx) == 2.0 and float(dw) == 3.0

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from tinytf.autodiff import grad_util
 from tinytf.framework import context
-from tinytf.framework.op import NotDifferentiable, ResourceOp, has_trait
+from tinytf.framework.op import NotDifferentiable, Op, ResourceOp, has_trait
 from tinytf.framework.variables import Variable
 
 _UNCONNECTED = ("none", "zero")
@@ -137,7 +137,13 @@ class GradientTape:
                 self._tracked[id(o)] = o
                 connected = True
         if connected:
-            self._entries.append(_RecordedOp(op_cls, tuple(inputs), outs, dict(attrs)))
+            entry = _RecordedOp(op_cls, tuple(inputs), outs, dict(attrs))
+            if any(type(x) is Variable for x in inputs) and issubclass(op_cls, Op) \
+                    and not has_trait(op_cls, ResourceOp):
+                # a variable given to an op as a value: the rule must see this value, not a later one
+                entry._inputs = grad_util.as_tensors(op_cls, tuple(
+                    x.value() if type(x) is Variable else x for x in inputs))
+            self._entries.append(entry)
 
     # --- watching --------------------------------------------------------------------------
 

@@ -11,6 +11,7 @@ from tinytf.passes.cluster_outlining import ClusterOutlining
 from tinytf.passes.constant_fold import ConstantFold
 from tinytf.passes.inline import Inline
 from tinytf.passes.mark_input_output_aliases import MarkInputOutputAliases
+from tinytf.passes.merge_variable_reads import MergeVariableReads
 from tinytf.passes.shape_inference import ShapeInference
 
 ALL_PASSES = [
@@ -19,7 +20,9 @@ ALL_PASSES = [
     ConstantFold,
     Inline,
     MarkInputOutputAliases,
+    MergeVariableReads,
     ShapeInference,
 ]
 
-__all__ = ["ALL_PASSES", "ClusterFormation", "ClusterOutlining", "ConstantFold", "Inline", "MarkInputOutputAliases", "ShapeInference"]
+__all__ = ["ALL_PASSES", "ClusterFormation", "ClusterOutlining", "ConstantFold", "Inline", "MarkInputOutputAliases",
+           "MergeVariableReads", "ShapeInference"]

@@ -181,17 +181,26 @@ def is_stateless(*bodies: BodyContext) -> bool:
 # op name -> rule(ctx, operands, attrs, result specs) -> results, or None for a plain op: how
 # replay appends a control-flow op so that its gradient is known (tinytf/runtime/control_flow.py, while_loop.py)
 REPLAY_RULES: dict = {}
+# resource ops that do not write (they create or read a variable)
+_NOT_UPDATES = frozenset({"tf.ReadVariableOp", "tf.VarHandleOp", "tf.VariableV2"})
+
+
+def is_update(op) -> bool:
+    """A variable update (assign, optimizer step; TF1 ref forms too): replaying a body skips it."""
+    return has_trait(op, ResourceOp) and op.name not in _NOT_UPDATES
 
 
 def replay(fn: func.FuncOp, args: list) -> list:
     """Run ``fn``'s ops through the current context (traced into it, recorded by its tapes); its results.
-    Variable updates are left out: they happened when the forward pass ran."""
+    Variable updates are left out (``is_update``): they happened when the forward pass ran."""
     values = dict(zip(fn.body.block.args, args))
     ctx = tracing_context()
     for op in fn.body.block.ops:
         if isinstance(op, func.ReturnOp):
             return [values[v] for v in op.operands]
-        if has_trait(op, ResourceOp) and not op.results:
+        if is_update(op):
+            if op.results:
+                values[op.results[0]] = values[op.operands[0]]
             continue
         ins = [values[v] for v in op.operands]
         attrs = op.attr_values()
@@ -217,7 +226,9 @@ def without_effects(library: dict, name: str) -> str:
         fn = library[name].clone()
         fn.sym_name = StringAttr(copy_name)
         for op in list(fn.walk()):
-            if has_trait(op, ResourceOp) and not op.results:
+            if is_update(op):
+                if op.results:  # a TF1 ref update returns its ref: later uses take the ref itself
+                    op.results[0].replace_all_uses_with(op.operands[0])
                 op.detach()
                 op.erase()
                 continue
@@ -243,8 +254,9 @@ def pullback(fn: func.FuncOp, args: list, sources: list, outputs: list, upstream
 
 
 def used(fn: func.FuncOp, index: int) -> bool:
-    """Whether ``fn``'s argument ``index`` feeds an op (not only the return)."""
-    return any(not isinstance(use.operation, func.ReturnOp) for use in fn.body.block.args[index].uses)
+    """Whether ``fn``'s argument ``index`` feeds an op or another result (not only its own passthrough)."""
+    return any(not isinstance(use.operation, func.ReturnOp) or use.index != index
+               for use in fn.body.block.args[index].uses)
 
 
 def refuse_stale_reads(op, what: str) -> None:

@@ -96,25 +96,26 @@ def _traced_while(ctx: TracingContext, cond, body, structure, maximum_iterations
     initial = [symbolic(ctx, np.int32(0))] + [symbolic(ctx, x) for x in grad_util.flatten(structure)]
     specs = [TensorSpec(x.shape, x.dtype) for x in initial]
     n, writes = next(_ids), set()
-    for _ in range(len(specs) + 2):  # relax shapes until the body maps the specs into themselves
+    for _ in range(len(specs) + 3):  # relax shapes until the body maps the specs into themselves
         body_ctx = BodyContext(f"while_body_{n}", specs, ctx, writes=writes)
         with context.pushed(body_ctx):
             counter, *values = body_ctx.inputs
             new = [counter + 1, *_flat_body(body, structure, values)]
             new = [symbolic(body_ctx, convert_to_tensor(v, dtype_hint=s.dtype)) for v, s in zip(new, specs)]
         _check_dtypes(specs[1:], new[1:])
+        cond_ctx = BodyContext(f"while_cond_{n}", specs, ctx, shared=body_ctx.externals, writes=body_ctx.writes)
+        with context.pushed(cond_ctx):
+            counter, *values = cond_ctx.inputs
+            pred = symbolic(cond_ctx, cond(*grad_util.pack_as(structure, values)))
+            check_predicate(pred.dtype, pred.shape, "tt.while_loop")
+            if maximum_iterations is not None:
+                pred = logical_and(counter < maximum_iterations, pred)
         relaxed = [fb.join_specs(s, v.spec) for s, v in zip(specs, new)]
-        stale = body_ctx.snapshots & body_ctx.writes  # read before the loop, but the body assigns it
+        written = body_ctx.writes | cond_ctx.writes
+        stale = (body_ctx.snapshots | cond_ctx.snapshots) & written  # read before the loop, assigned in it
         if [r.shape for r in relaxed] == [s.shape for s in specs] and not stale:
             break
-        specs, writes = relaxed, writes | body_ctx.writes
-    cond_ctx = BodyContext(f"while_cond_{n}", specs, ctx, shared=body_ctx.externals, writes=body_ctx.writes)
-    with context.pushed(cond_ctx):
-        counter, *values = cond_ctx.inputs
-        pred = symbolic(cond_ctx, cond(*grad_util.pack_as(structure, values)))
-        check_predicate(pred.dtype, pred.shape, "tt.while_loop")
-        if maximum_iterations is not None:
-            pred = logical_and(counter < maximum_iterations, pred)
+        specs, writes = relaxed, writes | written
     for outer in cond_ctx.externals[len(body_ctx.externals):]:
         body_ctx.external(outer)
     body_ctx.finish_body(new + body_ctx.external_args)  # captures pass through unchanged

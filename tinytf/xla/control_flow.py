@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from xdsl.ir import Operation
 
-from tinytf.errors import InvalidArgumentError, OpError
+from tinytf.errors import InvalidArgumentError, OpError, UnimplementedError
 from tinytf.framework import tf_types
 from tinytf.xla.values import Resource, is_concrete, op_name, symbol, where
 
@@ -117,8 +117,11 @@ class ControlFlowLowering:
 
         def cond_fn(state):
             vals, res_values = state
-            args, _ = self.rebind(values, carried, vals, resources, res_values)
+            args, fresh = self.rebind(values, carried, vals, resources, res_values)
             result = self.call(cond, args)[0]
+            if any(r.modified for r in fresh):  # an XLA loop's condition cannot carry state out
+                raise UnimplementedError(f"{where(op)}tf.While: the condition @{cond} assigns a variable, which an "
+                                         "XLA loop cannot do; assign it in the body", "tf.While")
             pred = self.truth(result)
             return jnp.asarray(pred, bool)
 
