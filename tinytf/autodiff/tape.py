@@ -140,7 +140,8 @@ class GradientTape:
             entry = _RecordedOp(op_cls, tuple(inputs), outs, dict(attrs))
             if any(type(x) is Variable for x in inputs) and issubclass(op_cls, Op) \
                     and not has_trait(op_cls, ResourceOp):
-                # a variable given to an op as a value: the rule must see this value, not a later one
+                # a variable given to an op as a value: the rule must see this value, not a later one (a
+                # read through the contexts: outer tapes see it, so higher orders reach the variable)
                 entry._inputs = grad_util.as_tensors(op_cls, tuple(
                     x.value() if type(x) is Variable else x for x in inputs))
             self._entries.append(entry)
