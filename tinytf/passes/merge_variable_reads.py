@@ -7,9 +7,10 @@ with nothing in between that may write it, is replaced by the earlier read.
     "tf.AssignSubVariableOp"(%v, %d) ...      // a write: the next read of %v stays
 
 Reads are not ``Pure`` (a variable changes), so ``cse`` leaves them; a gradient tape that keeps the
-value an op read (``x @ v``) asks for a second read. An op that may write a resource is one with the
-ResourceOp trait other than a read, or any op taking the resource as an operand (a call, tf.If,
-tf.While, a cluster): such an op ends what is known about every resource it takes.
+value an op read (``x @ v``) asks for a second read. Any other op taking the resource as an operand
+(an update, a call, tf.If, tf.While, a cluster) may write it and ends what is known about it. Only
+resources that are function arguments are merged: two ``tf.VarHandleOp`` results may name one
+variable, so a write through one would not be seen as a write of the other.
 """
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Block
+from xdsl.ir import Block, BlockArgument
 from xdsl.passes import ModulePass
 
 from tinytf.framework import tf_types
@@ -32,7 +33,8 @@ def merge_reads(block: Block) -> int:
             for inner in region.blocks:
                 removed += merge_reads(inner)
         resources = [v for v in op.operands if tf_types.is_resource(v.type)]
-        if op.name == "tf.ReadVariableOp" and len(op.operands) == 1 and resources:
+        if op.name == "tf.ReadVariableOp" and len(op.operands) == 1 and resources and \
+                isinstance(resources[0], BlockArgument):
             earlier = known.get(resources[0])
             if earlier is not None and earlier.type == op.results[0].type:
                 op.results[0].replace_all_uses_with(earlier)

@@ -52,3 +52,18 @@ func.func private @keep(%r: tensor<!tf_type.resource<tensor<2xf32>>>) -> tensor<
   %z = "tf.Const"() <{value = dense<0.0> : tensor<f32>}> : () -> tensor<f32>
   func.return %z : tensor<f32>
 }
+
+// -----
+
+// Two handles may name one variable: reads of a tf.VarHandleOp result are left alone.
+
+// CHECK-LABEL: func.func @handles
+// CHECK-COUNT-2: "tf.ReadVariableOp"(%h)
+func.func @handles() -> tensor<2xf32> {
+  %h = "tf.VarHandleOp"() <{container = "", shared_name = "v"}> : () -> tensor<!tf_type.resource<tensor<2xf32>>>
+  %g = "tf.VarHandleOp"() <{container = "", shared_name = "v"}> : () -> tensor<!tf_type.resource<tensor<2xf32>>>
+  %0 = "tf.ReadVariableOp"(%h) : (tensor<!tf_type.resource<tensor<2xf32>>>) -> tensor<2xf32>
+  "tf.AssignAddVariableOp"(%g, %0) : (tensor<!tf_type.resource<tensor<2xf32>>>, tensor<2xf32>) -> ()
+  %1 = "tf.ReadVariableOp"(%h) : (tensor<!tf_type.resource<tensor<2xf32>>>) -> tensor<2xf32>
+  func.return %1 : tensor<2xf32>
+}
