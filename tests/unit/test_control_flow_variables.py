@@ -240,3 +240,25 @@ def test_a_tape_uses_a_variable_value_from_when_the_op_ran():
     w.assign(100.0)
     dx, dw = tape.gradient(y, [x, w])
     assert float(dx) == 2.0 and float(dw) == 3.0
+
+
+def test_a_nested_branch_that_reads_a_variable_it_assigns_refuses_a_traced_gradient():
+    v = tt.Variable(np.array([2.0], np.float32))
+
+    def f(x):
+        v.assign(np.array([2.0], np.float32))
+        with tt.GradientTape() as tape:
+            tape.watch(x)
+
+            def inner():
+                a = v * x
+                v.assign(a)
+                return a + v * x
+
+            y = tt.cond(tt.constant(True), lambda: tt.cond(tt.constant(True), inner, lambda: x), lambda: x)
+            v.assign(np.array([100.0], np.float32))
+        return tape.gradient(y, x)
+
+    np.testing.assert_allclose(f(tt.constant(np.array([3.0], np.float32))).numpy(), [8.0])
+    with pytest.raises(UnimplementedError, match="reads a variable it also assigns"):
+        tt.function(f)(tt.constant(np.array([3.0], np.float32)))

@@ -446,6 +446,14 @@ def test_public_functions():
                                       np.pad(x34, [(2, 1), (0, 3)], mode=mode.lower()))
 
 
+def test_slices_with_tensor_bounds_in_a_traced_function():
+    x, n = tt.constant(np.arange(12.0).reshape(3, 4)), tt.constant(np.int32(2))
+    cases = [lambda x, n: x[:n], lambda x, n: x[n:], lambda x, n: x[n:n + 1, ::-1], lambda x, n: x[:n, 1:]]
+    for f in cases:
+        np.testing.assert_array_equal(tt.function(f)(x, n).numpy(), f(x, n).numpy())
+    np.testing.assert_array_equal(tt.function(cases[3])(x, n).numpy(), np.arange(12.0).reshape(3, 4)[:2, 1:])
+
+
 @pytest.mark.parametrize("mode", ["REFLECT", "SYMMETRIC"])
 @pytest.mark.parametrize("use_xla", [False, True])
 def test_mirror_pad_and_its_gradient_match_numpy(mode, use_xla):

@@ -86,7 +86,7 @@ def strided_slice_plan(op_name: str, in_shape, begin, end, strides, masks: dict)
     ``in_shape`` may have ``None`` dims; ``begin``/``end`` may be None (unknown values); ``strides``
     must be known. Unknown sizes are None.
     """
-    if not (begin is None or len(begin) == len(end) == len(strides)) or (end is not None and begin is None):
+    if len({len(v) for v in (begin, end, strides) if v is not None}) > 1:  # (an unknown one has no length)
         raise InvalidArgumentError(f"{op_name}: begin, end and strides must have the same length", op_name)
     dense, gather = _dense_spec(op_name, len(in_shape), len(strides), masks)
     dims = []
@@ -100,21 +100,20 @@ def strided_slice_plan(op_name: str, in_shape, begin, end, strides, masks: dict)
         if dim is None:
             dims.append(SliceDim(None, None, s, 1 if shrink else None))
             continue
-        if b is not None:
-            if shrink:
-                b = b + dim if b < 0 else b
-                e = b + 1
-                if not 0 <= b < dim:
-                    raise InvalidArgumentError(
-                        f"{op_name}: slice index {b} of dimension {j} out of bounds (input shape "
-                        f"{fmt_shape(in_shape)}).", op_name)
-            else:
-                b, e = _canonical(b, begin_masked, False, dim, s), _canonical(e, end_masked, True, dim, s)
-            length = e - b
+        if shrink and b is not None:
+            b = b + dim if b < 0 else b
+            e = b + 1
+            if not 0 <= b < dim:
+                raise InvalidArgumentError(
+                    f"{op_name}: slice index {b} of dimension {j} out of bounds (input shape "
+                    f"{fmt_shape(in_shape)}).", op_name)
+            length = 1
         elif shrink:
             length = 1
-        elif begin_masked and end_masked:
-            length = dim if s > 0 else -dim
+        elif (b is not None or begin_masked) and (e is not None or end_masked):  # (a masked end needs no value)
+            b = _canonical(0 if b is None else b, begin_masked, False, dim, s)
+            e = _canonical(0 if e is None else e, end_masked, True, dim, s)
+            length = e - b
         else:
             dims.append(SliceDim(None, None, s, None))
             continue

@@ -7,10 +7,10 @@ with nothing in between that may write it, is replaced by the earlier read.
     "tf.AssignSubVariableOp"(%v, %d) ...      // a write: the next read of %v stays
 
 Reads are not ``Pure`` (a variable changes), so ``cse`` leaves them; a gradient tape that keeps the
-value an op read (``x @ v``) asks for a second read. Any other op taking the resource as an operand
-(an update, a call, tf.If, tf.While, a cluster) may write it and ends what is known about it. Only
-resources that are function arguments are merged: two ``tf.VarHandleOp`` results may name one
-variable, so a write through one would not be seen as a write of the other.
+value an op read (``x @ v``) asks for a second read. Any other op taking a resource as an operand
+(an update, a call, tf.If, tf.While) or holding a region (a cluster that may write inside) ends what
+is known about every resource: two resource arguments may name one variable. Only reads of function
+arguments are merged (two ``tf.VarHandleOp`` results may name one variable too).
 """
 from __future__ import annotations
 
@@ -44,8 +44,8 @@ def merge_reads(block: Block) -> int:
             else:
                 known[resources[0]] = op.results[0]
             continue
-        for resource in resources:  # anything else taking a resource may write it
-            known.pop(resource, None)
+        if resources or op.regions:  # it may write a resource, and arguments may alias: forget them all
+            known.clear()
     return removed
 
 

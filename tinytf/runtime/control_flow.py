@@ -35,6 +35,8 @@ from tinytf.runtime.function_body import BodyContext, symbolic, tracing_context
 from tinytf.runtime.tracing import SymbolicTensor, TracingContext
 
 _ids = itertools.count(1)
+# branch functions that read a variable after assigning it: a replay would read a later value
+_READS_WRITTEN: set[str] = set()
 
 
 def check_predicate(dtype, shape, what: str) -> None:
@@ -143,8 +145,8 @@ def _traced_branches(ctx: TracingContext, selector, fns: list, names: list, labe
         for v in outs[1:]:
             spec = fb.join_specs(spec, v.spec)
         specs.append(spec)
-    outs = call_branches(ctx, selector, tuple(names), externals, specs, fb.is_stateless(*bodies), case,
-                         any(b.reads_written for b in bodies))
+    _READS_WRITTEN.update(b.name for b in bodies if b.reads_written)
+    outs = call_branches(ctx, selector, tuple(names), externals, specs, fb.is_stateless(*bodies), case)
     flat = [None] * len(flats[0])
     for i, r in zip(kept, outs):
         flat[i] = r
@@ -152,7 +154,7 @@ def _traced_branches(ctx: TracingContext, selector, fns: list, names: list, labe
 
 
 def call_branches(ctx: TracingContext, selector, branches: tuple, externals: list, specs: list, stateless: bool,
-                  case: bool = False, reads_written: bool = False) -> list:
+                  case: bool = False) -> list:
     """Append ``tf.If(pred, externals...)`` (or ``tf.Case(index, externals...)``) calling library
     functions; record it on the tapes."""
     if case:
@@ -162,6 +164,7 @@ def call_branches(ctx: TracingContext, selector, branches: tuple, externals: lis
     attrs.update(is_stateless=stateless, Tout=[s.dtype for s in specs])
     operands = [selector, *[ctx.capture(x) if isinstance(x, Variable) else x for x in externals]]
     results = ctx.execute(Case if case else If, operands, attrs, result_specs=specs) or []
+    reads_written = any(b.removesuffix(fb.REPLAY_SUFFIX) in _READS_WRITTEN for b in branches)
     record(BranchCall, (selector, *externals), results, {"branches": tuple(branches), "stateless": stateless,
                                                           "case": case, "reads_written": reads_written})
     return results

@@ -17,8 +17,8 @@ func.func @twice(%x: tensor<2xf32>, %v: tensor<!tf_type.resource<tensor<2xf32>>>
 
 // -----
 
-// A write (an update, or a call or tf.If given the resource) ends what is known: the next read stays.
-// Reads of another resource are not affected.
+// A write (an update, or a call or tf.If given a resource) ends what is known about every resource
+// (two arguments may name one variable): the next reads stay.
 
 // CHECK-LABEL: func.func @writes
 // CHECK-NEXT:    %[[R0:.*]] = "tf.ReadVariableOp"(%v)
@@ -27,8 +27,9 @@ func.func @twice(%x: tensor<2xf32>, %v: tensor<!tf_type.resource<tensor<2xf32>>>
 // CHECK-NEXT:    %[[R1:.*]] = "tf.ReadVariableOp"(%v)
 // CHECK-NEXT:    %[[I:.*]] = "tf.If"(%p, %v)
 // CHECK-NEXT:    %[[R2:.*]] = "tf.ReadVariableOp"(%v)
+// CHECK-NEXT:    %[[W1:.*]] = "tf.ReadVariableOp"(%w)
 // CHECK-NEXT:    %[[S:.*]] = "tf.AddV2"(%[[R1]], %[[R2]])
-// CHECK-NEXT:    %[[T:.*]] = "tf.AddV2"(%[[S]], %[[W0]])
+// CHECK-NEXT:    %[[T:.*]] = "tf.AddV2"(%[[S]], %[[W1]])
 // CHECK-NEXT:    return %[[T]]
 func.func @writes(%p: tensor<i1>, %v: tensor<!tf_type.resource<tensor<2xf32>>>, %w: tensor<!tf_type.resource<tensor<2xf32>>>) -> tensor<2xf32> {
   %0 = "tf.ReadVariableOp"(%v) : (tensor<!tf_type.resource<tensor<2xf32>>>) -> tensor<2xf32>
