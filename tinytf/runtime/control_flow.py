@@ -46,6 +46,12 @@ def check_predicate(dtype, shape, what: str) -> None:
                                    "tf.If" if what == "tt.cond" else "tf.While")
 
 
+def _check_index(dtype, shape) -> None:
+    if dtype is not dtypes.int32 or shape not in ((), None):
+        got = f"{dtype.name} {list(shape) if shape is not None else 'of unknown rank'}"
+        raise InvalidArgumentError(f"tt.switch_case: branch_index must be a scalar int32, got {got}", "tf.Case")
+
+
 def truth(pred, what: str) -> bool:
     """An eager predicate's value (a Python bool, or a scalar bool tensor as in a traced function)."""
     value = np.asarray(pred)
@@ -98,14 +104,10 @@ def switch_case(branch_index, branch_fns, default=None, name=None):
         branch_index = branch_index.value()  # read when the function runs, not when it is traced
     if ctx is None or not isinstance(branch_index, SymbolicTensor):
         index = np.asarray(branch_index, np.int32 if isinstance(branch_index, int) else None)
-        if index.dtype != np.int32 or index.shape != ():
-            raise InvalidArgumentError(f"tt.switch_case: branch_index must be a scalar int32, got {index.dtype} "
-                                       f"{list(index.shape)}", "tf.Case")
+        _check_index(dtypes.as_dtype(index.dtype), index.shape)
         return fns[Case.branch_for(int(index), len(fns))]()
     index = fb.local(ctx, branch_index, "tf.Case")
-    if index.dtype is not dtypes.int32 or index.shape not in ((), None):
-        raise InvalidArgumentError(f"tt.switch_case: branch_index must be a scalar int32, got {index.dtype.name} "
-                                   f"{list(index.shape) if index.shape is not None else 'of unknown rank'}", "tf.Case")
+    _check_index(index.dtype, index.shape)
     n = next(_ids)
     return _traced_branches(ctx, index, fns, [f"case_branch{k}_{n}" for k in range(len(fns))],
                             [f"branch {k}" for k in range(len(fns))], "tt.switch_case", case=True)
