@@ -207,3 +207,21 @@ def test_eager_predicates_are_checked_as_traced_ones(fn):
 def test_branches_must_be_callables():
     with pytest.raises(TypeError, match="true_fn and false_fn must be callables"):
         tt.cond(True, 1.0, 2.0)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_rows_indexed_by_the_loop_counter_and_shapes_from_tensors(mode):
+    """Under XLA a run-time index is a dynamic-slice (its size is static); zeros([n, 2]) may mix a tensor in."""
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+
+    def f(x):
+        rows = tt.while_loop(lambda i, s: i < 2, lambda i, s: (i + 1, s + x[i]), [0, tt.zeros([3])])[1]
+        cols = tt.while_loop(lambda i, s: i < 3, lambda i, s: (i + 1, s + x[:, i]), [0, tt.zeros([tt.shape(x)[0]])])[1]
+        block = tt.while_loop(lambda i, s: i < 2, lambda i, s: (i + 1, s + tt.slice(x, tt.stack([i, 1]), [1, 2])),
+                              [0, tt.zeros([1, 2])])[1]
+        return rows, cols, block
+
+    rows, cols, block = run(f, mode, x)
+    np.testing.assert_array_equal(rows, x.sum(0))
+    np.testing.assert_array_equal(cols, x.sum(1))
+    np.testing.assert_array_equal(block, x[:, 1:].sum(0, keepdims=True))

@@ -217,8 +217,9 @@ def fill(dims, value, name=None):
 def _filled(shape, value, dtype):
     """zeros/ones: a constant when the shape is known and small (as TensorFlow), else tf.Fill."""
     dtype = dtypes.as_dtype(dtype)
-    if is_python_value(shape) and not isinstance(shape, np.ndarray | np.generic) or \
-            isinstance(shape, np.ndarray) and shape.dtype.kind in "iu":
+    mixed = isinstance(shape, list | tuple) and not all(is_python_value(d) for d in shape)  # [tt.shape(x)[0], 2]
+    if not mixed and (is_python_value(shape) and not isinstance(shape, np.ndarray | np.generic) or
+                      isinstance(shape, np.ndarray) and shape.dtype.kind in "iu"):
         dims = [int(shape)] if isinstance(shape, int) else [int(d) for d in np.asarray(shape).reshape(-1)]
         if any(d < 0 for d in dims):
             raise InvalidArgumentError(f"tf.Fill: dims {dims} has a negative dimension", Fill.name)

@@ -33,7 +33,7 @@ from tinytf.ops.operands import (
     static_shape,
     static_value,
 )
-from tinytf.ops.strided_slice_plan import strided_slice_plan
+from tinytf.ops.strided_slice_plan import _NEW_AXIS, _SHRINK_AXIS, _dense_spec, strided_slice_plan
 
 
 def _index_operands(*values):
@@ -57,6 +57,17 @@ def index_operand_dtype(value):
 
 
 MASKS = ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")
+
+
+def _concrete(value) -> bool:
+    return isinstance(value, np.ndarray | np.generic | int)
+
+
+def _dynamic_slice(input, starts: list, sizes: list):
+    """``input[starts : starts + sizes]`` with run-time starts (clamped into range, as XLA does)."""
+    import jax
+
+    return jax.lax.dynamic_slice(input, [jax.numpy.asarray(b, "int32") for b in starts], sizes)
 
 
 def strided_slice_from_key(x, key):
@@ -173,6 +184,16 @@ class Slice(Op):
         bounds = _slice_bounds(cls.name, input.shape, [int(v) for v in begin], [int(v) for v in size])
         return input[tuple(builtins.slice(b, b + s) for b, s in bounds)]
 
+    @classmethod
+    def lower(cls, input, begin, size):
+        import jax.numpy as jnp
+
+        if _concrete(begin):
+            return cls.compute(jnp, input, begin, size)
+        if not _concrete(size) or any(int(v) < 0 for v in np.asarray(size)):
+            return cls.compute(jnp, input, begin, size)  # a shape from run-time values: XLA's NeedsConstant
+        return _dynamic_slice(input, [begin[i] for i in range(len(input.shape))], [int(v) for v in np.asarray(size)])
+
     @staticmethod
     def grad(op, dy):  # Given upstream grad U and y = x[b : b + s]: dx = pad(U, [[b, shape(x) - b - shape(U)]])
         from tinytf.ops.joining import stack  # joining and padding import this module
@@ -247,6 +268,33 @@ class StridedSlice(_StridedSliceMasks):
         dims, final = strided_slice_plan(cls.name, input.shape, [int(v) for v in begin], [int(v) for v in end],
                                          [int(v) for v in strides], masks)
         return xp.reshape(input[tuple(d.as_slice() for d in dims)], final)
+
+    @classmethod
+    def lower(cls, input, begin, end, strides, **masks):
+        """Under XLA a run-time begin is fine where the size is not: x[i], x[:, i] (a dynamic-slice)."""
+        import jax.numpy as jnp
+
+        if _concrete(begin) and _concrete(end):
+            return cls.compute(jnp, input, begin, end, strides, **masks)
+        general = cls.compute  # where a size depends on run-time values: XLA's NeedsConstant from it
+        if not _concrete(strides) or any(int(v) != 1 for v in np.asarray(strides)):
+            return general(jnp, input, begin, end, strides, **masks)
+        strides = [1] * len(np.asarray(strides))
+        dense, gather = _dense_spec(cls.name, len(input.shape), len(strides), masks)
+        starts, sizes = [], []
+        for (i, begin_masked, end_masked, shrink), dim in zip(dense, input.shape):
+            if i is None or (begin_masked and end_masked and not shrink):
+                starts.append(0)
+                sizes.append(dim)
+            elif shrink:
+                index = begin[i]
+                starts.append(jnp.where(index < 0, index + dim, index))
+                sizes.append(1)
+            else:
+                return general(jnp, input, begin, end, strides, **masks)
+        out = _dynamic_slice(input, starts, sizes)
+        final = tuple(1 if g == _NEW_AXIS else sizes[g] for g in gather if g != _SHRINK_AXIS)
+        return jnp.reshape(out, final)
 
     @staticmethod
     def grad(op, dy):  # Given upstream grad U and y = x[b:e:s]: dx = U scattered into zeros of x's shape
