@@ -225,3 +225,19 @@ def test_rows_indexed_by_the_loop_counter_and_shapes_from_tensors(mode):
     np.testing.assert_array_equal(rows, x.sum(0))
     np.testing.assert_array_equal(cols, x.sum(1))
     np.testing.assert_array_equal(block, x[:, 1:].sum(0, keepdims=True))
+
+
+def test_shape_invariants_as_tensorflow():
+    def grow(x):  # TensorFlow's positional order: cond, body, loop_vars, shape_invariants
+        return tt.while_loop(lambda v: tt.size(v) < 10, lambda v: tt.concat([v, v], 0), [x], [tt.TensorSpec([None])])[0]
+
+    cf = tt.function(grow).get_concrete_function(tt.constant(X))
+    assert "shape_invariant" in cf.mlir() and "tensor<?xf32>" in cf.mlir()
+    np.testing.assert_array_equal(cf(tt.constant(X)).numpy(), np.tile(X, 4))
+    np.testing.assert_array_equal(grow(tt.constant(X)).numpy(), np.tile(X, 4))
+    with pytest.raises(InvalidArgumentError, match=r"has shape \[6\] after one iteration, which does not fit its "
+                                                   r"shape invariant \[3\]"):
+        tt.function(lambda x: tt.while_loop(lambda v: tt.size(v) < 10, lambda v: tt.concat([v, v], 0), [x],
+                                            shape_invariants=[[3]]))(tt.constant(X))
+    with pytest.raises(InvalidArgumentError, match="does not fit its shape invariant"):
+        tt.function(lambda x: tt.while_loop(lambda v: False, lambda v: v, x, shape_invariants=[2]))(tt.constant(X))

@@ -46,11 +46,13 @@ _ids = itertools.count(1)
 _LOOPS: dict[str, tuple[int, int | None, bool]] = {}
 
 
-def while_loop(cond, body, loop_vars, maximum_iterations=None, parallel_iterations: int = 10, name=None):
+def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations: int = 10, back_prop: bool = True,
+               swap_memory: bool = False, maximum_iterations=None, name=None):
     """Repeats ``loop_vars = body(*loop_vars)`` while ``cond(*loop_vars)``; the final ``loop_vars``.
 
     ``loop_vars``: a tensor, or a (nested) list or tuple of them; the body returns the same structure
-    with the same dtypes (shapes may change: they are relaxed to what every iteration fits).
+    with the same dtypes. Shapes may change: traced, they are relaxed to what every iteration fits, or
+    start from ``shape_invariants`` (a shape, with None dims, per loop variable), as TensorFlow's.
     """
     if not callable(cond) or not callable(body):
         raise TypeError("tt.while_loop: cond and body must be callables")
@@ -65,7 +67,9 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None, parallel_iteratio
             _check_dtypes(values, new)
             values, count = new, count + 1
     else:
-        values = _traced_while(ctx, cond, body, structure, maximum_iterations, parallel_iterations)
+        invariants = None if shape_invariants is None else \
+            _leaves_like(structure, [shape_invariants] if single else shape_invariants)
+        values = _traced_while(ctx, cond, body, structure, maximum_iterations, parallel_iterations, invariants)
     result = grad_util.pack_as(structure, values)
     if single:
         return result[0]
@@ -90,11 +94,36 @@ def _check_dtypes(before: list, after: list) -> None:
                                        f"returns {v.dtype.name}", "tf.While")
 
 
-def _traced_while(ctx: TracingContext, cond, body, structure, maximum_iterations, parallel_iterations: int) -> list:
+def _leaves_like(structure, other) -> list:
+    """``other``'s entries at the places of ``structure``'s leaves (a shape there is one entry)."""
+    if isinstance(structure, (list, tuple, dict)):
+        keys = sorted(structure) if isinstance(structure, dict) else range(len(structure))
+        if not isinstance(other, type(structure) if isinstance(structure, dict) else (list, tuple)) or \
+                len(other) != len(structure):
+            raise InvalidArgumentError("tt.while_loop: shape_invariants must have the structure of loop_vars",
+                                       "tf.While")
+        return [leaf for k in keys for leaf in _leaves_like(structure[k], other[k])]
+    return [other]
+
+
+def _invariant(x, shape) -> TensorSpec:
+    """The spec a loop variable starts from under its shape invariant (which its value must fit)."""
+    dims = getattr(shape, "shape", shape)
+    spec = TensorSpec(None if dims is None else list(dims), x.dtype)
+    if not spec.is_compatible_with(x.shape):
+        raise InvalidArgumentError(f"tt.while_loop: a loop variable of shape {list(x.shape)} does not fit its shape "
+                                   f"invariant {None if dims is None else list(dims)}", "tf.While")
+    return spec
+
+
+def _traced_while(ctx: TracingContext, cond, body, structure, maximum_iterations, parallel_iterations: int,
+                  invariants=None) -> list:
     """Trace cond and body with an iteration counter in front of the loop variables (TensorFlow's form),
     append the ``tf.While`` and record it on the tapes; the final loop variables."""
     initial = [symbolic(ctx, np.int32(0))] + [symbolic(ctx, x) for x in grad_util.flatten(structure)]
     specs = [TensorSpec(x.shape, x.dtype) for x in initial]
+    if invariants is not None:
+        specs[1:] = [_invariant(x, shape) for x, shape in zip(initial[1:], invariants)]
     n, writes = next(_ids), set()
     for _ in range(len(specs) + 3):  # relax shapes until the body maps the specs into themselves
         body_ctx = BodyContext(f"while_body_{n}", specs, ctx, writes=writes)
@@ -103,6 +132,11 @@ def _traced_while(ctx: TracingContext, cond, body, structure, maximum_iterations
             new = [counter + 1, *_flat_body(body, structure, values)]
             new = [symbolic(body_ctx, convert_to_tensor(v, dtype_hint=s.dtype)) for v, s in zip(new, specs)]
         _check_dtypes(specs[1:], new[1:])
+        for i, (s, v) in enumerate(zip(specs[1:], new[1:])):
+            if invariants is not None and not s.is_compatible_with(v.shape):
+                raise InvalidArgumentError(f"tt.while_loop: loop variable {i} has shape {list(v.shape)} after one "
+                                           f"iteration, which does not fit its shape invariant {list(s.shape)}",
+                                           "tf.While")
         cond_ctx = BodyContext(f"while_cond_{n}", specs, ctx, shared=body_ctx.externals, writes=body_ctx.writes)
         with context.pushed(cond_ctx):
             counter, *values = cond_ctx.inputs
