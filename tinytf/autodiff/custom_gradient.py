@@ -17,7 +17,7 @@ from __future__ import annotations
 import functools
 
 from tinytf.autodiff import grad_util
-from tinytf.autodiff.tape import _reads_variables, pause_all, recording_tapes
+from tinytf.autodiff.tape import _reads_variables, pause_all, record_call, recording_tapes
 from tinytf.framework import context
 from tinytf.framework.variables import Variable
 
@@ -49,12 +49,12 @@ class _VariableReads:
 
     def __init__(self):
         self.below = context.current()
-        self.found: dict[int, tuple] = {}
+        self.found: dict[int, Variable] = {}
 
     def execute(self, op_cls, inputs, attrs):
         for x in inputs:
             if type(x) is Variable and x.trainable and _reads_variables(op_cls):
-                self.found.setdefault(id(x), (x, x))
+                self.found.setdefault(id(x), x)
         return self.below.execute(op_cls, inputs, attrs)
 
 
@@ -73,16 +73,9 @@ def custom_gradient(f):
             # Fresh output tensors, so an output that is an input cannot make a cycle on the tape.
             flat_y = [grad_util.fn("identity")(t) if grad_util.is_tensor(t) else t for t in grad_util.flatten(y)]
         inputs = [a for a in grad_util.flatten(list(args)) if grad_util.is_tensor(a)]
-        variables = [v for v, _ in reads.found.values()]
-        handles = [h for _, h in reads.found.values()]
+        variables = list(reads.found.values())
         attrs = {"grad_fn": grad_fn, "n_inputs": len(inputs), "variables": variables}
-        entry_inputs = tuple(inputs + handles)
-        for tape in tapes:
-            if tape._watch_accessed_variables:
-                for variable, handle in reads.found.values():
-                    tape._watch_variable(variable, handle)
-            if any(id(x) in tape._tracked for x in entry_inputs):
-                tape._record(CustomGradientCall, entry_inputs, tuple(flat_y), attrs)
+        record_call(CustomGradientCall, tuple(inputs + variables), tuple(flat_y), attrs, accessed=variables)
         return grad_util.pack_as(y, flat_y)
 
     return call

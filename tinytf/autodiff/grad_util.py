@@ -38,12 +38,13 @@ def handle_of(variable):
     return getattr(variable, "handle", variable)
 
 
-def variable_of(handle):
-    """The variable a ReadVariableOp operand refers to, or None."""
-    if isinstance(handle, Variable):
-        return handle
-    found = getattr(handle, "_variable", None)
-    return found if isinstance(found, Variable) else None
+def variable_of(x):
+    """The variable ``x`` is, or stands for (a traced resource value whose spec knows it); else None."""
+    if isinstance(x, Variable):
+        return x
+    spec = getattr(x, "spec", None)
+    value = getattr(spec, "value", None)
+    return value if isinstance(value, Variable) and spec.dtype is dtypes.resource else None
 
 
 _READ_VARIABLE = []

@@ -331,6 +331,18 @@ def recording_tapes() -> list[GradientTape]:
     return [c for c in context.stack() if isinstance(c, GradientTape) and c._recording]
 
 
+def record_call(entry_cls, inputs: tuple, outputs: tuple, attrs: dict, accessed=()) -> None:
+    """Put one call that no tape saw op by op (a custom gradient, a traced tf.If / tf.While) on every
+    recording tape tracking one of its inputs; ``accessed``: the variables it reads, watched by tapes
+    that watch accessed variables. ``entry_cls.grad(entry, *dys)`` differentiates it."""
+    for tape in recording_tapes():
+        if tape._watch_accessed_variables:
+            for variable in accessed:
+                tape._watch_variable(variable, variable)
+        if any(id(x) in tape._tracked for x in inputs):
+            tape._record(entry_cls, inputs, outputs, attrs)
+
+
 def pause_all():
     """A context in which no tape on this thread records (``custom_gradient``'s forward pass)."""
     return _Paused([c for c in context.stack() if isinstance(c, GradientTape)])

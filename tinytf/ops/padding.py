@@ -99,6 +99,11 @@ def tile(input, multiples, name=None):
     return Tile.bind(input, index_operand(multiples))
 
 
+def _paddings_list(paddings) -> list:
+    """A [rank, 2] paddings value as (before, after) pairs of ints."""
+    return [tuple(int(v) for v in row) for row in np.asarray(paddings).reshape(-1, 2)]
+
+
 class _PadBase(Op):
     """Pad and PadV2: ``paddings`` is [rank, 2] (before, after) per dim."""
 
@@ -125,13 +130,13 @@ class _PadBase(Op):
             return TensorSpec(None if n is None else (None,) * n, input.dtype)
         if value is None:
             return TensorSpec((None,) * len(input.shape), input.dtype)
-        out = cls._padded(input.shape, [tuple(int(v) for v in row) for row in value.reshape(-1, 2)])
+        out = cls._padded(input.shape, _paddings_list(value))
         guard_allocation(cls.name, out, input.dtype)
         return TensorSpec(out, input.dtype)
 
     @classmethod
     def _pad(cls, xp, input, paddings, constant_values):
-        pads = [tuple(int(v) for v in row) for row in np.asarray(paddings).reshape(-1, 2)]
+        pads = _paddings_list(paddings)
         cls._padded(input.shape, pads)
         return xp.pad(input, pads, constant_values=constant_values) if pads else input
 
@@ -205,10 +210,6 @@ def _mirror_offset(op_name: str, mode: str) -> int:
     if mode not in ("REFLECT", "SYMMETRIC"):
         raise InvalidArgumentError(f"{op_name}: mode must be REFLECT or SYMMETRIC, got {mode!r}", op_name)
     return 1 if mode == "REFLECT" else 0
-
-
-def _paddings_list(paddings) -> list:
-    return [tuple(int(v) for v in row) for row in np.asarray(paddings).reshape(-1, 2)]
 
 
 @register

@@ -24,7 +24,7 @@ from xdsl.dialects.builtin import ArrayAttr, SymbolRefAttr
 
 import tinytf.dtypes as dtypes
 from tinytf.autodiff import grad_util
-from tinytf.autodiff.tape import recording_tapes
+from tinytf.autodiff.tape import record_call
 from tinytf.errors import InvalidArgumentError
 from tinytf.framework import context
 from tinytf.framework.tensor_spec import TensorSpec
@@ -60,14 +60,9 @@ def truth(pred, what: str) -> bool:
 
 
 def record(entry_cls, inputs: tuple, results: list, attrs: dict) -> None:
-    """Put one call on every recording tape that tracks one of its inputs (variables read inside are watched)."""
-    for tape in recording_tapes():
-        if tape._watch_accessed_variables:
-            for x in inputs:
-                if isinstance(x, Variable) and x.trainable:
-                    tape._watch_variable(x, x)
-        if any(id(x) in tape._tracked for x in inputs):
-            tape._record(entry_cls, inputs, tuple(results), attrs)
+    """Put a traced tf.If / tf.Case / tf.While on the tapes (a variable passed in is one it accesses)."""
+    record_call(entry_cls, inputs, tuple(results), attrs,
+                accessed=[x for x in inputs if isinstance(x, Variable) and x.trainable])
 
 
 # --- tt.cond ---------------------------------------------------------------------------------

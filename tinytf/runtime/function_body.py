@@ -57,7 +57,7 @@ class BodyContext(TracingContext):
             self.external(outer)
 
     def execute(self, op_cls, inputs, attrs, result_specs=None):
-        handles = [variable_of(x) for x in inputs]
+        handles = [grad_util.variable_of(x) for x in inputs]
         if op_cls is ReadVariableOp and handles and handles[0] is not None:
             if id(handles[0]) in self.writes:
                 self.reads_written = True
@@ -102,15 +102,6 @@ class BodyContext(TracingContext):
         return values
 
 
-def variable_of(x) -> Variable | None:
-    """The variable ``x`` is, or the resource value ``x`` stands for (None for other values)."""
-    if isinstance(x, Variable):
-        return x
-    spec = getattr(x, "spec", None)
-    return spec.value if spec is not None and spec.dtype is dtypes.resource and isinstance(spec.value, Variable) \
-        else None
-
-
 def tracing_context() -> TracingContext | None:
     """The function being traced now (below any tapes), or None when running eagerly."""
     for ctx in reversed(context.stack()):
@@ -138,7 +129,7 @@ def argument_spec(x) -> TensorSpec:
 
 def variable_spec(x) -> TensorSpec | None:
     """The value spec of the variable ``x`` is or stands for (None for other tensors)."""
-    var = variable_of(x)
+    var = grad_util.variable_of(x)
     return None if var is None else TensorSpec(var.shape, var.dtype)
 
 
@@ -149,7 +140,7 @@ def zeros_for(x):
 
 def differentiable(x) -> bool:
     """A float tensor, or a trainable float variable (or a resource standing for one)."""
-    variable = variable_of(x)
+    variable = grad_util.variable_of(x)
     if variable is not None:
         return variable.trainable and variable.dtype.is_differentiable
     return grad_util.is_differentiable(x)
