@@ -30,6 +30,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr, ModuleOp, i32
 
 import tinytf.dtypes as dtypes
+from tinytf.autodiff.grad_util import flatten, pack_as
 from tinytf.errors import InvalidArgumentError, UnimplementedError
 from tinytf.framework import context
 from tinytf.framework.tensor_spec import TensorSpec
@@ -51,31 +52,6 @@ def _run_cluster(module, callee: str, arrays: list) -> list:
 
 
 executor.cluster_backend = _run_cluster
-
-
-# --- nested structures ---------------------------------------------------------------------------
-
-def flatten(structure) -> list:
-    if isinstance(structure, list | tuple):
-        return [leaf for item in structure for leaf in flatten(item)]
-    if isinstance(structure, dict):
-        return [leaf for key in sorted(structure) for leaf in flatten(structure[key])]
-    return [structure]
-
-
-def pack_like(structure, leaves, skip_none: bool = False):
-    """``structure`` with its leaves replaced, in ``flatten`` order (``None`` leaves kept if ``skip_none``)."""
-    it = iter(leaves)
-
-    def build(s):
-        if isinstance(s, list | tuple):
-            items = [build(x) for x in s]
-            return type(s)(*items) if hasattr(s, "_fields") else type(s)(items)
-        if isinstance(s, dict):
-            return {k: build(s[k]) for k in sorted(s)}
-        return None if skip_none and s is None else next(it)
-
-    return build(structure)
 
 
 def _is_tensor_like(x) -> bool:
@@ -144,7 +120,7 @@ class ConcreteFunction:
         return [wrap(np.asarray(o)) for o in outs]
 
     def __call__(self, *tensors):
-        return pack_like(self.structured_outputs, self.call_flat(flatten(list(tensors))), skip_none=True)
+        return pack_as(self.structured_outputs, self.call_flat(flatten(list(tensors))), skip_none=True)
 
     def call_checked(self, arrays):
         """Run on arrays already known to match the input specs; outputs in their structure."""
@@ -152,7 +128,7 @@ class ConcreteFunction:
             self._run_xla(arrays)
         if self._single_output:
             return wrap(outs[0])
-        return pack_like(self.structured_outputs, [wrap(np.asarray(o)) for o in outs], skip_none=True)
+        return pack_as(self.structured_outputs, [wrap(np.asarray(o)) for o in outs], skip_none=True)
 
     def _run_xla(self, arrays):
         import tinytf.xla as xla
@@ -298,7 +274,7 @@ class Function:
         ctx.for_xla = self.jit_compile  # (tt.while_loop's gradient keeps XLA's shapes static)
         symbolic = iter(ctx.inputs)
         traced_leaves = [next(symbolic) if isinstance(x, TensorSpec) or _is_tensor_like(x) else x for x in leaves]
-        traced_args = pack_like(list(args), traced_leaves)
+        traced_args = pack_as(list(args), traced_leaves)
         with context.pushed(ctx):
             result = self.python_function(*traced_args)
             outputs = [o for o in flatten(result) if o is not None]

@@ -77,18 +77,18 @@ def flatten(structure) -> list:
     return [structure]
 
 
-def pack_as(structure, flat: list):
+def pack_as(structure, flat: list, skip_none: bool = False):
+    """``structure`` with its leaves replaced by ``flat``, in ``flatten`` order (``None`` leaves kept
+    when ``skip_none``); lists, tuples, namedtuples and dicts keep their types."""
     it = iter(flat)
 
     def build(s):
         if isinstance(s, (list, tuple)):
             items = [build(x) for x in s]
-            if hasattr(s, "_fields"):  # a namedtuple
-                return type(s)(*items)
-            return type(s)(items) if isinstance(s, list) else tuple(items)
+            return type(s)(*items) if hasattr(s, "_fields") else type(s)(items)
         if isinstance(s, dict):
             return {k: build(s[k]) for k in sorted(s)}
-        return next(it)
+        return None if skip_none and s is None else next(it)
 
     return build(structure)
 
