@@ -270,8 +270,7 @@ class Function:
                 specs.append(spec)
                 names.append(spec.name or (params[len(names)] if len(names) < len(params) else f"arg{len(names)}"))
         name = f"__inference_{self.name}_{next(_trace_ids)}"
-        ctx = TracingContext(name, specs, names)
-        ctx.for_xla = self.jit_compile  # (tt.while_loop's gradient keeps XLA's shapes static)
+        ctx = TracingContext(name, specs, names, for_xla=self.jit_compile)
         symbolic = iter(ctx.inputs)
         traced_leaves = [next(symbolic) if isinstance(x, TensorSpec) or _is_tensor_like(x) else x for x in leaves]
         traced_args = pack_as(list(args), traced_leaves)

@@ -43,10 +43,9 @@ class BodyContext(TracingContext):
     it (``reads_written``)."""
 
     def __init__(self, name: str, arg_specs, parent: TracingContext, shared=(), writes=()):
-        super().__init__(name, arg_specs, library=parent.library)
+        super().__init__(name, arg_specs, library=parent.library, for_xla=parent.for_xla)
         self.parent = parent
         self.outer = context.current()  # where the parent's ops go, through its tapes
-        self.for_xla = parent.for_xla
         self.externals: list = []       # per trailing argument: a value of the parent, or a Variable
         self.external_args: list[SymbolicTensor] = []
         self._lifted: dict[int, SymbolicTensor] = {}

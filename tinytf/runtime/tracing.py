@@ -91,10 +91,10 @@ class TracingContext:
     """Builds one ``func.func``; ``inputs`` are the symbolic arguments, ``finish`` adds the return."""
 
     is_eager = False
-    for_xla = False  # the function will be compiled by XLA: static shapes only
 
-    def __init__(self, name: str, arg_specs, arg_names=None, library: dict | None = None):
+    def __init__(self, name: str, arg_specs, arg_names=None, library: dict | None = None, for_xla: bool = False):
         self.name = name
+        self.for_xla = for_xla  # the function will be compiled by XLA: static shapes only
         # private functions the traced function calls (tt.cond's branches), shared by nested traces
         self.library: dict[str, func.FuncOp] = {} if library is None else library
         self.arg_specs = [s if isinstance(s, TensorSpec) else TensorSpec(*s) for s in arg_specs]

@@ -167,7 +167,7 @@ def call_while(ctx: TracingContext, inputs: list, attrs: dict, specs: list) -> l
     """Append ``tf.While(inputs...)`` (counter, loop variables, then captures) and record it on the tapes."""
     operands = [ctx.capture(x) if isinstance(x, Variable) else x for x in inputs]
     results = ctx.execute(While, operands, attrs, result_specs=specs)
-    n, bound, reads_written = _LOOPS[attrs["body"]]
+    n, bound, reads_written = _LOOPS[attrs["body"].removesuffix(fb.REPLAY_SUFFIX)]  # (a replay's copy: its loop's)
     record(WhileCall, tuple(inputs), results, {"body": attrs["body"], "n": n, "bound": bound,
                                                "reads_written": reads_written})
     return results
@@ -247,11 +247,9 @@ def _recorded_states(fn, initial, externals, iterations, finals, bound: int | No
 
 
 def _replay_while(ctx, ins, attrs, specs):
-    loop = _LOOPS.get(attrs["body"].removesuffix(fb.REPLAY_SUFFIX))
-    if loop is None:
+    if attrs["body"].removesuffix(fb.REPLAY_SUFFIX) not in _LOOPS:
         return None  # a loop read from MLIR: a plain op
     body, cond = (fb.without_effects(ctx.library, attrs[key]) for key in ("body", "cond"))
-    _LOOPS[body] = loop
     return call_while(ctx, ins, {**attrs, "body": body, "cond": cond}, specs)
 
 
