@@ -6,7 +6,7 @@ import pytest
 from xdsl.irdl import irdl_op_definition, operand_def, result_def
 
 import tinytf as tt
-from tinytf.errors import InvalidArgumentError, ResourceExhaustedError, UnimplementedError
+from tinytf.errors import InternalError, InvalidArgumentError, ResourceExhaustedError, UnimplementedError
 from tinytf.framework import context
 from tinytf.framework.kernel import OpKernelContext, check_allocation, set_allocation_limit
 from tinytf.framework.op import Op
@@ -61,14 +61,15 @@ def test_unary_fast_path():
         np.testing.assert_array_equal(tt.nn.relu(x).numpy(), [0.0, 2.0])
 
 
-def test_numpy_errors_become_invalid_argument_naming_op_and_shapes():
+def test_an_unexpected_kernel_exception_is_internal_naming_op_and_shapes():
     def compute(xp, x):
         raise ValueError("boom")
 
     Bad = _test_op("test.Bad", compute)
-    with pytest.raises(InvalidArgumentError) as err:
+    with pytest.raises(InternalError) as err:
         Bad.bind(tt.constant([1.0, 2.0]))
     assert "test.Bad" in str(err.value) and "boom" in str(err.value) and "[2]" in str(err.value)
+    assert isinstance(err.value.__cause__, ValueError)
 
 
 def test_op_without_kernel_is_unimplemented():

@@ -12,7 +12,7 @@ import numpy as np
 from xdsl.irdl import VarResultDef
 
 import tinytf.dtypes as dtypes
-from tinytf.errors import InvalidArgumentError, OpError, ResourceExhaustedError, UnimplementedError
+from tinytf.errors import InternalError, OpError, ResourceExhaustedError, UnimplementedError
 from tinytf.framework.kernel import OpKernelContext
 from tinytf.framework.op import Elementwise, ResourceOp, has_trait
 from tinytf.framework.tensor_spec import TensorSpec
@@ -161,15 +161,21 @@ def compute(info: OpInfo, arrays, attrs, resources=None) -> list:
         out = info.compute(np, *arrays, **attrs)
     except OpError:
         raise
-    except MemoryError:
-        raise ResourceExhaustedError(f"{info.name}: out of memory with inputs {fmt_shapes(arrays)}",
-                                     info.name) from None
-    except Exception as err:  # numpy's ValueError, IndexError, TypeError, ...: the inputs were bad
-        raise InvalidArgumentError(
-            f"{info.name}: {type(err).__name__}: {err} (input shapes: {fmt_shapes(arrays)})", info.name) from None
+    except Exception as err:
+        raise kernel_failure(info.name, err, arrays) from err
     if isinstance(out, tuple | list):
         return list(out)
     return [out]
+
+
+def kernel_failure(op_name: str, err: Exception, arrays) -> OpError:
+    """What a kernel's unexpected exception means: out of memory is ResourceExhaustedError; anything
+    else is a bug in tinytf, not the user's bad input (shape rules raise InvalidArgumentError before
+    a kernel runs): InternalError naming the op. Raise it ``from err`` to keep the traceback."""
+    if isinstance(err, MemoryError):
+        return ResourceExhaustedError(f"{op_name}: out of memory with inputs {fmt_shapes(arrays)}", op_name)
+    return InternalError(f"{op_name}: the kernel failed on inputs {fmt_shapes(arrays)}: {type(err).__name__}: {err}",
+                         op_name)
 
 
 def conform(outs: list, specs) -> list:

@@ -98,7 +98,7 @@ class Plan:
                 values = v = None  # the slots must hold the only references
                 index += 1
         except OpError as err:
-            raise _locate(err, self.wheres[index]) from None
+            raise _locate(err, self.wheres[index]) from err.__cause__
         return [slots[i] for i in self.results]
 
 
@@ -267,8 +267,10 @@ class Program:
             if plain is not None:
                 try:
                     out = plain(np, *arrays, **attrs)
-                except Exception:  # rerun through dispatch.compute for TensorFlow's error message
-                    out = compute(info, arrays, attrs, resources)
+                except OpError:
+                    raise
+                except Exception as err:
+                    raise dispatch.kernel_failure(name, err, arrays) from err
                 outs = list(out) if isinstance(out, tuple | list) else [out]
             else:
                 outs = compute(info, arrays, attrs, resources)

@@ -29,13 +29,14 @@ import math
 
 import numpy as np
 
-from tinytf.errors import InvalidArgumentError, OpError, ResourceExhaustedError
+from tinytf.errors import InvalidArgumentError, OpError
 from tinytf.framework import tf_types
 from tinytf.framework.kernel import allocation_limit
 from tinytf.framework.op import Elementwise, Op, has_trait
 from tinytf.framework.tensor_spec import TensorSpec
 from tinytf.framework.variables import Variable
 from tinytf.runtime import dispatch, forwarding
+from tinytf.runtime.dispatch import kernel_failure
 from tinytf.runtime.executor import Plan, _locate, _read, op_name
 
 _ndarray = np.ndarray
@@ -60,8 +61,8 @@ class StaticPlan(Plan):
             if not isinstance(err, OpError):
                 if index not in self.bare:
                     raise  # a general runner's own failure: as Plan.run lets it through
-                err = _as_op_error(err, self.names[index])
-            raise _locate(err, self.wheres[index]) from None
+                raise _locate(kernel_failure(self.names[index], err, ()), self.wheres[index]) from err
+            raise _locate(err, self.wheres[index]) from err.__cause__
 
     def _failed_step(self, err) -> int | None:
         code = self.fast.__code__
@@ -71,12 +72,6 @@ class StaticPlan(Plan):
                 return self.line_steps.get(tb.tb_lineno)
             tb = tb.tb_next
         return None
-
-
-def _as_op_error(err: Exception, name: str) -> OpError:
-    if isinstance(err, MemoryError):
-        return ResourceExhaustedError(f"{name}: out of memory", name)
-    return InvalidArgumentError(f"{name}: {type(err).__name__}: {err}", name)
 
 
 def _static(type_) -> tuple | None:

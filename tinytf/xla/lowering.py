@@ -31,7 +31,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Operation
 
 import tinytf.dtypes as dtypes
-from tinytf.errors import InvalidArgumentError, NotFoundError, OpError, UnimplementedError
+from tinytf.errors import InternalError, InvalidArgumentError, NotFoundError, OpError, UnimplementedError
 from tinytf.framework import tf_types
 from tinytf.framework.op import Op
 from tinytf.framework.tensor_spec import TensorSpec
@@ -177,7 +177,7 @@ class Lowering(ControlFlowLowering):
             found.ssa_values = [op.operands[i] for i in err.operand_indices]
             raise found from None
         except OpError as err:
-            raise located(err, where(op)) from None
+            raise located(err, where(op)) from err.__cause__
 
     def lower_plain(self, cls, values: list, attrs: dict) -> list:
         """One op on values: folded with numpy when every operand is known, else lowered to JAX."""
@@ -209,8 +209,9 @@ class Lowering(ControlFlowLowering):
                 dynamic = [i for i, v in enumerate(values) if not is_concrete(v)]
                 raise NeedsConstant(f"{cls.name}: operands {dynamic} must be compile-time constants under XLA "
                                     "(the result's shape depends on their values)", cls.name, dynamic) from None
-            raise InvalidArgumentError(f"{cls.name}: cannot lower to XLA: {type(err).__name__}: "
-                                       f"{str(err).splitlines()[0]}", cls.name) from None
+            raise InternalError(f"{cls.name}: the XLA lowering failed on operands "
+                                f"{[list(np.shape(v)) for v in values]}: {type(err).__name__}: "
+                                f"{str(err).splitlines()[0]}", cls.name) from err
         outs = list(out) if isinstance(out, tuple | list) else [out]
         if inferred is not None:
             specs_out = [inferred] if isinstance(inferred, TensorSpec) else list(inferred)
