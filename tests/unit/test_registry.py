@@ -1,9 +1,13 @@
 """Every registered tf.* op carries its rules: a shape rule, and a way to run (compute, kernel, or
 the executor for calls and control flow); and the IR side: it parses, verifies and prints."""
-import pytest
+import inspect
 
+import pytest
+from xdsl.irdl import operand_def, result_def
+
+import tinytf as tt
 from tinytf import mlir
-from tinytf.framework.op import REGISTRY
+from tinytf.framework.op import REGISTRY, RESERVED_FIELD_NAMES, Op, register, tf_name
 
 OPS = sorted(name for name in REGISTRY if name.startswith("tf."))
 EXECUTOR_OPS = {"tf.PartitionedCall", "tf.StatefulPartitionedCall", "tf.If", "tf.StatelessIf", "tf.While",
@@ -34,3 +38,37 @@ def test_op_names_match_tensorflow_spelling(name):
 def test_every_op_class_is_in_the_tf_dialect():
     dialect_ops = {op.name for op in mlir.tf_dialect().operations}
     assert dialect_ops == set(OPS)
+
+
+@pytest.mark.parametrize("name", OPS)
+def test_operands_results_and_attributes_cannot_collide_with_rules(name):
+    """Each operand, result and attribute field is still xDSL's accessor on the finished class: no rule
+    (a ``grad`` method assigned after registration included) hides it, and no field hides a rule."""
+    cls = REGISTRY[name]
+    definition = cls.get_irdl_definition()
+    for field, _ in definition.operands + definition.results:
+        assert field not in RESERVED_FIELD_NAMES, f"{name}: field {field} is a rule's name"
+        accessor = inspect.getattr_static(cls, field)
+        assert type(accessor).__module__ == "xdsl.irdl.operations", f"{name}: {field} is hidden by {accessor!r}"
+    for field in cls.attr_specs():
+        assert field not in RESERVED_FIELD_NAMES, f"{name}: attribute {field} is a rule's name"
+
+
+def test_tensorflow_names_of_fields_spelled_with_an_underscore():
+    max_pool_grad = REGISTRY["tf.MaxPoolGrad"]
+    fields = [tf_name(k) for k, _ in max_pool_grad.get_irdl_definition().operands]
+    assert fields == ["orig_input", "orig_output", "grad"]
+    assert callable(max_pool_grad.grad)  # the gradient rule, not the operand
+    assert "grad" in tt.raw_ops.ResourceApplyAdam.__doc__.splitlines()[0]
+
+
+def test_a_field_named_like_a_rule_is_refused_at_registration():
+    with pytest.raises(TypeError, match="grad"):
+        @register
+        class Clashing(Op):
+            """An op whose operand hides its gradient rule."""
+
+            name = "tf.TestClashingField"
+            grad = operand_def()
+            out = result_def()
+    assert "tf.TestClashingField" not in REGISTRY

@@ -26,15 +26,21 @@ from xdsl.traits import Pure
 
 from tinytf.errors import AlreadyExistsError, InvalidArgumentError
 from tinytf.framework.attributes import attr
-from tinytf.framework.op import REGISTRY, NoConstantFold, NotDifferentiable, Op, ResourceOp, register
+from tinytf.framework.op import (
+    REGISTRY,
+    RESERVED_FIELD_NAMES,
+    NoConstantFold,
+    NotDifferentiable,
+    Op,
+    ResourceOp,
+    register,
+)
 
 _NAME = re.compile(r"^[A-Z][A-Za-z0-9_]*$")
-_RESERVED = {"name", "traits", "infer", "compute", "kernel", "lower", "grad", "bind", "attributes", "properties",
-             "operands", "results", "regions", "parent", "verify"}
 
 
 def _check_identifier(op_name: str, what: str, key: str, taken: set) -> None:
-    if not key.isidentifier() or keyword.iskeyword(key) or key.startswith("_") or key in _RESERVED:
+    if not key.isidentifier() or keyword.iskeyword(key) or key.startswith("_") or key in RESERVED_FIELD_NAMES:
         raise InvalidArgumentError(f"register_op({op_name}): {what} name '{key}' is not usable")
     if key in taken:
         raise InvalidArgumentError(f"register_op({op_name}): name '{key}' is used twice")

@@ -107,6 +107,29 @@ class Op(IRDLOperation):
             raise VerifyException(str(err)) from None
 
 
+# What an op class defines besides its operands, results and attributes: the rules (see the module
+# docstring and the engines' declared hooks) and what xDSL's operations already have.
+RULE_NAMES = frozenset({"infer", "compute", "kernel", "lower", "grad", "update", "batch", "bind", "name", "traits"})
+RESERVED_FIELD_NAMES = RULE_NAMES | {k for k in dir(IRDLOperation) if not k.startswith("_")}
+
+
+def tf_name(field: str) -> str:
+    """TensorFlow's name of an operand, result or attribute field: a field whose TensorFlow name is a
+    rule's (MaxPoolGrad's ``grad`` operand) is spelled with a trailing underscore (``grad_``)."""
+    return field[:-1] if field.endswith("_") and field[:-1] in RULE_NAMES else field
+
+
+def _check_field_names(cls) -> None:
+    """An operand, result or attribute must not hide a rule or an xDSL member of the op class."""
+    definition = cls.get_irdl_definition()
+    fields = [k for k, _ in definition.operands] + [k for k, _ in definition.results] + \
+        [k for k in cls.__tf_attrs__ if not cls.__tf_attrs__[k].derived]
+    clashes = sorted(set(fields) & RESERVED_FIELD_NAMES)
+    if clashes:
+        raise TypeError(f"{cls.name}: operand/result/attribute name(s) {clashes} hide the op's rules or xDSL members; "
+                        "spell them with a trailing underscore (tf_name strips it)")
+
+
 def register(cls: type[Op]) -> type[Op]:
     """Define ``cls`` as an xDSL operation and add it to the registry under its ``name``."""
     specs = {}
@@ -118,6 +141,7 @@ def register(cls: type[Op]) -> type[Op]:
                 specs[key] = AttrSpec(key, *value.tinytf_derived, derived=True)
     cls = irdl_op_definition(cls)
     cls.__tf_attrs__ = specs
+    _check_field_names(cls)
     REGISTRY[cls.name] = cls
     return cls
 

@@ -98,7 +98,7 @@ class MaxPoolGrad(_Pool):
     name = "tf.MaxPoolGrad"
     orig_input = operand_def()
     orig_output = operand_def()
-    grad = operand_def()
+    grad_ = operand_def()  # TensorFlow's operand 'grad' (the rule name grad is the gradient)
     output = result_def()
     explicit_paddings = attr((), kind="ints")
 
@@ -128,7 +128,7 @@ class MaxPoolGradGrad(_Pool):
     name = "tf.MaxPoolGradGrad"
     orig_input = operand_def()
     orig_output = operand_def()
-    grad = operand_def()
+    grad_ = operand_def()  # TensorFlow's operand 'grad' (the rule name grad is the gradient)
     output = result_def()
     explicit_paddings = attr((), kind="ints")
 
@@ -184,7 +184,7 @@ class AvgPoolGrad(_Pool):
 
     name = "tf.AvgPoolGrad"
     orig_input_shape = operand_def()
-    grad = operand_def()
+    grad_ = operand_def()  # TensorFlow's operand 'grad' (the rule name grad is the gradient)
     output = result_def()
     KINDS: ClassVar[str] = "f"
 

@@ -180,7 +180,7 @@ class _Momentum(_Training):
     var = operand_def()
     accum = operand_def()
     lr = operand_def()
-    grad = operand_def()
+    grad_ = operand_def()  # TensorFlow's operand 'grad' (the rule name grad is the gradient)
     momentum = operand_def()
     use_nesterov = attr(False)
 
@@ -203,7 +203,7 @@ class _Adam(_Training):
     beta1 = operand_def()
     beta2 = operand_def()
     epsilon = operand_def()
-    grad = operand_def()
+    grad_ = operand_def()  # TensorFlow's operand 'grad' (the rule name grad is the gradient)
     use_nesterov = attr(False)
 
     @staticmethod

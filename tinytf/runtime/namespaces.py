@@ -17,7 +17,7 @@ import types
 from xdsl.irdl import VarOperandDef
 
 from tinytf.errors import InvalidArgumentError
-from tinytf.framework.op import REGISTRY
+from tinytf.framework.op import REGISTRY, tf_name
 
 # Op module -> the namespaces its public functions go to ("top" = tt.<name>). A module not listed
 # is arithmetic (the math family keeps splitting into new files) and goes to tt.math and the top.
@@ -126,7 +126,7 @@ def make_namespace(name: str, functions: dict) -> types.ModuleType:
 
 def raw_op(cls):
     """``tt.raw_ops.<Name>(**kwargs)``: operands (TensorFlow's names) then attributes, as keywords."""
-    operands = cls.get_irdl_definition().operands
+    operands = [(tf_name(k), d) for k, d in cls.get_irdl_definition().operands]
     attr_names = list(cls.__tf_attrs__)
     op_name = cls.name.removeprefix("tf.")
 
