@@ -75,6 +75,12 @@ class UnavailableError(OpError):
     code = "UNAVAILABLE"
 
 
+class DataLossError(OpError):
+    """Unrecoverable data loss or corruption: a checksum mismatch, a truncated file."""
+
+    code = "DATA_LOSS"
+
+
 class ParseError(InvalidArgumentError):
     """Malformed MLIR text. ``str()`` is ``file:line:col: message``, as compilers print it."""
 
