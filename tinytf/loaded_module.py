@@ -58,6 +58,7 @@ class LoadedModule:
 
 def load_mlir(path_or_text) -> LoadedModule:
     """Parse (a file or text) and verify; ParseError / InvalidArgumentError with file:line:col."""
-    module = mlir.parse(path_or_text)  # reads a path itself (and names errors after the file)
+    text, name = mlir.read_text(path_or_text)  # errors are named after the file, or "<string>"
+    module = mlir.parse_text(text, name)
     mlir.verify(module)
-    return LoadedModule(module, str(path_or_text) if "\n" not in str(path_or_text) else "<string>")
+    return LoadedModule(module, name)

@@ -5,7 +5,9 @@ that report problems as ``tinytf.errors`` with ``file:line:col``.
     >>> tinytf.mlir.verify(module)
     >>> print(tinytf.mlir.print(module))
 
-Unknown ``tf.*`` ops and ``!tf_type.*`` types parse and print unchanged, as in TensorFlow.
+Unknown ``tf.*`` ops and ``!tf_type.*`` types parse and print unchanged, as in TensorFlow. A splat
+constant (``dense<0.0> : tensor<4096x4096xf32>``) stays one element (``attributes.is_splat``). Empty
+input, NUL bytes and bytes that are not UTF-8 are ``ParseError``s at their location.
 """
 from __future__ import annotations
 
@@ -18,17 +20,27 @@ import re
 from pathlib import Path
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import ArrayAttr, Builtin, IntegerAttr, ModuleOp, i64
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    Builtin,
+    BytesAttr,
+    DenseIntOrFPElementsAttr,
+    IntegerAttr,
+    ModuleOp,
+    TensorType,
+    i64,
+)
 from xdsl.dialects.func import Func
 from xdsl.ir import Dialect, Operation
 from xdsl.parser import Parser
 from xdsl.parser.attribute_parser import AttrParser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import ParseError as XdslParseError
-from xdsl.utils.mlir_lexer import MLIRLexer
+from xdsl.utils.mlir_lexer import MLIRLexer, MLIRTokenKind
 
 import tinytf.ops  # noqa: F401  (registers every op)
-from tinytf.errors import InvalidArgumentError, OpError, ParseError
+from tinytf.errors import InvalidArgumentError, NotFoundError, OpError, ParseError
+from tinytf.framework import attributes
 from tinytf.framework.op import REGISTRY, SOURCE_SPAN, location  # noqa: F401  (mlir.location)
 from tinytf.framework.tf_types import TFType
 from tinytf.ops.tf_device import TFDevice
@@ -83,29 +95,110 @@ class _TFParser(Parser):
         op.__dict__.setdefault(SOURCE_SPAN, span)
         return op
 
+    def parse_dense_int_or_fp_elements_attr(self, type_) -> DenseIntOrFPElementsAttr:
+        """xDSL's, except that a splat stays one element, as MLIR stores it: xDSL expands
+        ``dense<0.0> : tensor<4096x4096xf32>`` into a 16M-element list and 64 MiB of bytes."""
+        self.parse_punctuation("<", " in dense attribute")
+        contents = None  # empty; or a hex string; or (elements, shape), shape [] for a splat
+        if self.parse_optional_punctuation(">") is None:
+            contents = self.parse_optional_str_literal()
+            if contents is None:
+                contents = self._parse_tensor_literal()
+            self.parse_punctuation(">", " in dense attribute")
+        if type_ is None:
+            self.parse_punctuation(":", " in dense attribute")
+            type_ = self._parse_dense_literal_type()
+        shape = list(type_.get_shape())
+        count = math.prod(shape)
+        element = type_.element_type
+        if contents is None:
+            if count != 0:
+                self.raise_error("Expected at least one element in the dense literal, but got None")
+            return DenseIntOrFPElementsAttr(type_, BytesAttr(b""))
+        if isinstance(contents, str):
+            try:
+                raw = bytes.fromhex(contents[2:])
+            except ValueError:
+                self.raise_error("Hex string in denseAttr is invalid")
+            if len(raw) == element.compile_time_size:  # a splat in hex
+                if count > 1:
+                    return attributes.splat_dense(type_, raw)
+                raw *= count
+            attr = DenseIntOrFPElementsAttr(type_, BytesAttr(raw))
+            if len(attr) != count:
+                self.raise_error(f"Shape mismatch in dense literal. Expected {count} elements from the type, "
+                                 f"but got {len(attr)} elements.")
+            return attr
+        elements, literal_shape = contents
+        values = [value.to_type(self, element) for value in elements]
+        if literal_shape and literal_shape != shape:
+            self.raise_error(f"Shape mismatch in dense literal. Expected {shape} shape from the type, "
+                             f"but got {literal_shape} shape.")
+        if not literal_shape and count != 1:  # a splat
+            if count == 0:
+                return DenseIntOrFPElementsAttr(type_, BytesAttr(b""))
+            one = DenseIntOrFPElementsAttr.from_list(TensorType(element, []), values)  # packs as xDSL does
+            return attributes.splat_dense(type_, one.data.data)
+        return DenseIntOrFPElementsAttr.from_list(type_, values)
+
+
+def is_path(text_or_path) -> bool:
+    """Whether ``parse`` reads its argument as a file name: a ``Path``, or a one-line string with no
+    ``{`` that is not blank and holds no NUL byte (those are MLIR text, to be reported as such)."""
+    if isinstance(text_or_path, os.PathLike):
+        return True
+    return (isinstance(text_or_path, str) and bool(text_or_path.strip())
+            and not any(c in text_or_path for c in "\n{\0"))
+
+
+def decode(data: bytes, name: str, line_offset: int = 0) -> str:
+    """UTF-8 text of a file's bytes; ``ParseError`` at the first byte that is not UTF-8."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        before = data[:err.start]
+        line = before.count(b"\n") + 1
+        col = len(before[before.rfind(b"\n") + 1:].decode("utf-8", "replace")) + 1
+        raise ParseError(f"invalid UTF-8 byte 0x{data[err.start]:02X}", name, line + line_offset, col) from None
+
 
 def read_text(text_or_path) -> tuple[str, str]:
-    """(text, name): a path is read, a string containing MLIR is taken as is."""
-    if isinstance(text_or_path, Path) or (
-            isinstance(text_or_path, str) and "\n" not in text_or_path and "{" not in text_or_path):
-        path = os.fspath(text_or_path)
-        try:
-            return Path(path).read_text(), path
-        except OSError as err:
-            from tinytf.errors import NotFoundError
+    """(text, name): a path (see ``is_path``) is read, a string of MLIR is taken as is."""
+    if not is_path(text_or_path):
+        return text_or_path, "<string>"
+    path = os.fspath(text_or_path)
+    try:
+        data = Path(path).read_bytes()
+    except OSError as err:
+        raise NotFoundError(f"cannot read {path}: {err.strerror}") from None
+    except ValueError as err:  # a NUL byte in a Path's name
+        raise NotFoundError(f"cannot read {path!r}: {err}") from None
+    return decode(data, path), path
 
-            raise NotFoundError(f"cannot read {path}: {err.strerror}") from None
-    return text_or_path, "<string>"
+
+def _check_text(text: str, name: str, line_offset: int) -> None:
+    """A NUL byte, reported where it is (xDSL would echo the NUL itself in its message)."""
+    nul = text.find("\0")
+    if nul >= 0:
+        line = text.count("\n", 0, nul) + 1
+        raise ParseError("NUL byte in the input", name, line + line_offset, nul - text.rfind("\n", 0, nul))
 
 
 def parse(text_or_path, name: str | None = None, ctx: Context | None = None, line_offset: int = 0) -> ModuleOp:
     """Parse MLIR text (or a file) into a module; ``ParseError`` with file:line:col on bad text."""
     text, default_name = read_text(text_or_path)
-    name = name or default_name
+    return parse_text(text, name or default_name, ctx, line_offset)
+
+
+def parse_text(text: str, name: str = "<string>", ctx: Context | None = None, line_offset: int = 0) -> ModuleOp:
+    """Parse MLIR text (never a file name) into a module; ``ParseError`` with file:line:col on bad text."""
+    _check_text(text, name, line_offset)
     parser = None
     try:
         parser = _TFParser(ctx or context(), text, name)  # lexes the first token: may raise already
         parser.line_offset = line_offset
+        if parser._current_token.kind is MLIRTokenKind.EOF:  # nothing but blanks and comments
+            raise ParseError("empty input: expected a module or operations", name, 1 + line_offset, 1)
         return parser.parse_module()
     except XdslParseError as err:
         where = err.span.get_location()
@@ -125,15 +218,20 @@ def parse(text_or_path, name: str | None = None, ctx: Context | None = None, lin
 
 def verify(module: Operation) -> None:
     """Check every op's invariants; InvalidArgumentError ``file:line:col: 'op' message`` on the first bad one."""
-    for op in module.walk():
-        try:
-            op.verify(verify_nested_ops=False)
-        except Exception as err:
-            message = str(err).strip().splitlines()
-            detail = next((line for line in message if "does not verify" in line or line), str(err))
-            detail = detail.split("Operation does not verify: ")[-1]
-            where = location(op)
-            raise InvalidArgumentError(f"{where + ': ' if where else ''}'{op.name}' op {detail}", op.name) from None
+    with attributes.verifying():  # a constant too large to run is still well formed
+        for op in module.walk():
+            _verify_op(op)
+
+
+def _verify_op(op: Operation) -> None:
+    try:
+        op.verify(verify_nested_ops=False)
+    except Exception as err:
+        message = str(err).strip().splitlines()
+        detail = next((line for line in message if "does not verify" in line or line), str(err))
+        detail = detail.split("Operation does not verify: ")[-1]
+        where = location(op)
+        raise InvalidArgumentError(f"{where + ': ' if where else ''}'{op.name}' op {detail}", op.name) from None
 
 
 # --- printing ----------------------------------------------------------------------------------
@@ -194,4 +292,4 @@ def round_trip(text: str) -> str:
     return print(parse(text))
 
 
-__all__ = ["context", "dialects", "location", "parse", "print", "verify", "round_trip", "builtins"]
+__all__ = ["context", "dialects", "location", "parse", "parse_text", "print", "verify", "round_trip", "builtins"]

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tinytf.errors import InvalidArgumentError
+from tinytf.errors import InvalidArgumentError, UnimplementedError
 from tinytf.framework.variables import Variable
 from tinytf.ops import training
 
@@ -81,7 +81,9 @@ class Optimizer:
         pass
 
     def _apply(self, grad, var):
-        raise NotImplementedError
+        # reachable from the public API (``Optimizer(...).apply_gradients``): a tinytf error, not Python's
+        raise UnimplementedError(f"{self.name}: {type(self).__name__} has no update rule: use SGD, Momentum or "
+                                 "Adam, or subclass Optimizer and override _apply(grad, var)")
 
 
 class SGD(Optimizer):

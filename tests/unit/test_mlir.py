@@ -86,3 +86,85 @@ def test_unterminated_string_fails_fast():
     text = 'func.func @f() {\n  %0 = "tf.' + "A" * 5000 + "\n}\n"
     with pytest.raises(ParseError, match="2:8: End of file reached before closing string literal"):
         mlir.parse(text)
+
+
+@pytest.mark.parametrize("text", ["", "   \n\t\n", "// only a comment\n"], ids=["empty", "blank", "comment"])
+def test_empty_input_is_a_located_parse_error(text):
+    import tinytf as tt
+
+    for load in (mlir.parse, tt.load_mlir):
+        with pytest.raises(ParseError) as info:
+            load(text)
+        assert str(info.value) == "<string>:1:1: empty input: expected a module or operations"
+        assert (info.value.file, info.value.line, info.value.col) == ("<string>", 1, 1)
+
+
+def test_empty_file_is_a_located_parse_error(tmp_path):
+    path = tmp_path / "empty.mlir"
+    path.write_text("")
+    with pytest.raises(ParseError, match=r"^.*empty.mlir:1:1: empty input: expected a module or operations$"):
+        mlir.parse(path)
+    with pytest.raises(ParseError) as info:
+        mlir.parse(str(path))
+    assert (info.value.file, info.value.line, info.value.col) == (str(path), 1, 1)
+
+
+@pytest.mark.parametrize("text, line, col", [
+    ("\x00", 1, 1),
+    ("a\x00b", 1, 2),
+    ('func.func @f() {\n  "tf.NoOp"() : () -> ()\x00\n  func.return\n}\n', 2, 25),
+])
+def test_nul_byte_is_a_located_parse_error(text, line, col):
+    import tinytf as tt
+
+    for load in (mlir.parse, tt.load_mlir):
+        with pytest.raises(ParseError) as info:
+            load(text)
+        assert str(info.value) == f"<string>:{line}:{col}: NUL byte in the input"
+
+
+def test_nul_byte_and_bad_utf8_in_a_file_are_located(tmp_path):
+    nul = tmp_path / "nul.mlir"
+    nul.write_bytes(b'func.func @f() {\n  "tf.NoOp"() : () -> ()\x00\n  func.return\n}\n')
+    with pytest.raises(ParseError, match=r"nul.mlir:2:25: NUL byte in the input$"):
+        mlir.parse(nul)
+    bad = tmp_path / "bad.mlir"
+    bad.write_bytes('func.func @f() {\n  // é\xff\n}\n'.encode("latin-1").replace(b"\xe9", "é".encode()))
+    with pytest.raises(ParseError, match=r"bad.mlir:2:7: invalid UTF-8 byte 0xFF$"):
+        mlir.parse(bad)
+
+
+def test_a_path_holding_a_nul_byte_is_not_found():
+    with pytest.raises(NotFoundError, match="cannot read 'a\\\\x00b.mlir': embedded null byte"):
+        mlir.parse(Path("a\x00b.mlir"))
+
+
+@pytest.mark.parametrize("content, message", [
+    (b"", ":1:1: empty input: expected a module or operations"),
+    (b'func.func @f() {\n  "tf.NoOp"() : () -> ()\x00\n}\n', ":2:25: NUL byte in the input"),
+    (b"func.func @f() {\n\xff\n}\n", ":2:1: invalid UTF-8 byte 0xFF"),
+], ids=["empty", "nul", "utf8"])
+@pytest.mark.parametrize("tool", ["tinytf-opt", "tinytf-translate"])
+def test_command_line_tools_report_bad_bytes_in_one_line(tmp_path, capsys, tool, content, message):
+    from tinytf.cli import opt, translate
+
+    path = tmp_path / "in.mlir"
+    path.write_bytes(content)
+    argv = [str(path)] if tool == "tinytf-opt" else ["--mlir-tf-to-hlo-text", str(path)]
+    assert (opt if tool == "tinytf-opt" else translate).main(argv) == 1
+    out = capsys.readouterr()
+    assert out.out == "" and out.err == f"{path}{message}\n"
+
+
+@pytest.mark.parametrize("content, message", [
+    (b"", "<stdin>:1:1: empty input: expected a module or operations"),
+    (b"\x00", "<stdin>:1:1: NUL byte in the input"),
+])
+def test_translate_reports_bad_stdin_in_one_line(monkeypatch, capsys, content, message):
+    import io
+
+    from tinytf.cli import translate
+
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(content)))
+    assert translate.main(["--mlir-tf-to-hlo-text"]) == 1
+    assert capsys.readouterr().err == message + "\n"

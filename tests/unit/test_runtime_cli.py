@@ -82,3 +82,29 @@ def test_plugin_dispatch(monkeypatch):
 def test_no_command_prints_help(capsys):
     assert cli.main([]) == 2
     assert "run" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("content, message", [
+    (b"", ":1:1: empty input: expected a module or operations"),
+    (b"   \n// nothing here\n", ":1:1: empty input: expected a module or operations"),
+    (b'func.func @main() {\n  "tf.NoOp"() : () -> ()\x00\n  return\n}\n', ":2:25: NUL byte in the input"),
+    (b"func.func @main() {\n  return\n}\n\xc3", ":4:1: invalid UTF-8 byte 0xC3"),
+], ids=["empty", "blank", "nul", "utf8"])
+def test_run_reports_empty_and_binary_files_in_one_line(tmp_path, capsys, content, message):
+    mlir_file = tmp_path / "m.mlir"
+    mlir_file.write_bytes(content)
+    assert cli.main(["run", str(mlir_file)]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err == f"{mlir_file}{message}\n"
+
+
+def test_run_refuses_an_absurd_splat_when_it_runs(tmp_path, capsys):
+    t = "tensor<1024x1024x1024x1024xf32>"
+    mlir_file = tmp_path / "m.mlir"
+    mlir_file.write_text(f'func.func @main() -> {t} {{\n  %0 = "tf.Const"() <{{value = dense<0.0> : {t}}}> : () -> {t}\n'
+                         f"  return %0 : {t}\n}}\n")
+    assert cli.main(["run", str(mlir_file), "-o", str(tmp_path / "out.npz")]) == 1
+    err = capsys.readouterr().err
+    assert err == ("tinytf run: error: tf.Const: output of shape [1024, 1024, 1024, 1024] (4398046511104 bytes) "
+                   "exceeds the allocation limit of 4294967296 bytes\n")
+    assert not (tmp_path / "out.npz").exists()

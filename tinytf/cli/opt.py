@@ -8,6 +8,7 @@
 """
 from __future__ import annotations
 
+import dataclasses
 import sys
 from collections.abc import Sequence
 from typing import IO
@@ -18,6 +19,7 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 import tinytf.mlir as mlir
 from tinytf.cli.errors import run_tool
 from tinytf.errors import InvalidArgumentError, ParseError
+from tinytf.framework import attributes
 
 
 def tinytf_passes() -> dict:
@@ -39,8 +41,8 @@ class TinyTFOptMain(xDSLOptMain):
 
     def register_all_frontends(self):
         def parse_mlir(stream: IO[bytes]):
-            text = stream.read().decode()
-            return mlir.parse(text, name=self.get_input_name(), ctx=self.ctx, line_offset=self._line_offset)
+            name, offset = self.get_input_name(), self._line_offset
+            return mlir.parse_text(mlir.decode(stream.read(), name, offset), name, self.ctx, offset)
 
         self.available_frontends["mlir"] = parse_mlir
 
@@ -50,6 +52,16 @@ class TinyTFOptMain(xDSLOptMain):
             self.register_pass(name, lambda cls=cls: cls)
 
     _line_offset = 0
+
+    def setup_pipeline(self):
+        super().setup_pipeline()
+        verify_between_passes = self.pipeline.callback  # xDSL's module.verify() before and after each pass
+        if verify_between_passes is not None:
+            def callback(*args):
+                with attributes.verifying():  # as mlir.verify: a constant too large to run is well formed
+                    verify_between_passes(*args)
+
+            self.pipeline = dataclasses.replace(self.pipeline, callback=callback)
 
     def output_resulting_program(self, prog) -> str:
         if self.args.target != "mlir":

@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from tinytf.cli.errors import run_tool
 from tinytf.errors import InvalidArgumentError
@@ -70,8 +71,13 @@ def translate(args: argparse.Namespace) -> int:
     from tinytf import mlir, xla
     from tinytf.passes.shape_inference import parse_input_shapes
 
-    text = sys.stdin.read() if args.file == "-" else None
-    module = mlir.parse(text, name="<stdin>") if text is not None else mlir.parse(args.file)
+    if args.file == "-":
+        stdin = getattr(sys.stdin, "buffer", None)  # bytes, so bad UTF-8 is a located ParseError
+        text = mlir.decode(stdin.read(), "<stdin>") if stdin is not None else sys.stdin.read()
+        module = mlir.parse_text(text, "<stdin>")
+    else:
+        text, name = mlir.read_text(Path(args.file))  # (a file name, even one that looks like text)
+        module = mlir.parse_text(text, name)
     mlir.verify(module)
     shapes = parse_input_shapes(args.tf_input_shapes) if args.tf_input_shapes is not None else None
     kinds = _split(args.tf_xla_input_types)

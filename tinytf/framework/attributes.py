@@ -8,9 +8,16 @@ MLIR properties, handed to kernels as plain Python values.
 Kinds and their Python values: bool, unit (bool: present or not), int, float, str, ints (tuple[int]), floats, strs,
 type (DType), types (tuple[DType]), shape (tuple | None), func (symbol name: str),
 tensor (numpy array), any (the raw attribute).
+
+A splat constant (``dense<0.0> : tensor<4096x4096xf32>``) is stored as MLIR stores it, one element
+for the whole tensor, and reaches a kernel as a read-only ``np.broadcast_to`` view: it costs memory
+only where a kernel's output does, and the allocation guard sees its full size when it is used.
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -88,8 +95,11 @@ class derived(property):
 # --- MLIR attribute -> Python ------------------------------------------------------------------
 
 def to_python(kind: str, value: Attribute, where: str = "attribute"):
-    """The Python value of an attribute of the given kind; InvalidArgumentError when it does not fit."""
+    """The Python value of an attribute of the given kind; InvalidArgumentError when it does not fit
+    (ResourceExhaustedError for a splat tensor over the allocation limit, outside ``verifying()``)."""
     try:
+        if kind == "tensor":
+            return dense_to_numpy(value, where.split(" attribute ", 1)[0])  # (Op.attr_values' "tf.X attribute 'k'")
         return _TO_PYTHON[kind](value)
     except (AttributeError, TypeError, ValueError, KeyError, InvalidArgumentError):
         raise InvalidArgumentError(f"{where}: expected a {kind} attribute, got {value}") from None
@@ -160,7 +170,7 @@ _TO_PYTHON = {
     "shape": _shape,
     "shapes": lambda v: tuple(_shape(x) for x in _array(v)),
     "func": _func,
-    "tensor": lambda v: dense_to_numpy(v),
+    "tensor": lambda v: dense_to_numpy(v),  # (to_python passes the op name)
     "any": lambda v: v,
 }
 
@@ -193,22 +203,66 @@ _FROM_PYTHON = {
 
 # --- dense constants <-> numpy -----------------------------------------------------------------
 
-def dense_to_numpy(value: Attribute) -> np.ndarray:
-    """A read-only numpy view of a ``dense<...>`` constant's bytes (no Python lists)."""
+_VERIFYING = contextvars.ContextVar("tinytf_verifying", default=False)
+
+
+@contextlib.contextmanager
+def verifying():
+    """Within it, a splat tensor attribute converts without the allocation guard: checking that a
+    constant is well formed must not refuse one that only running it would materialise.
+
+        with attributes.verifying():
+            module.verify()
+    """
+    token = _VERIFYING.set(True)
+    try:
+        yield
+    finally:
+        _VERIFYING.reset(token)
+
+
+def is_splat(value: DenseIntOrFPElementsAttr) -> bool:
+    """Whether a ``dense<...>`` is stored as a splat: one element's bytes for a type of many."""
+    return (len(value.data.data) == value.type.element_type.compile_time_size
+            and math.prod(value.type.get_shape()) > 1)
+
+
+def splat_dense(type_, element: bytes) -> DenseIntOrFPElementsAttr:
+    """The splat ``dense<x> : type_`` from one element's bytes (xDSL prints it ``dense<x>``)."""
+    return DenseIntOrFPElementsAttr(type_, BytesAttr(element))
+
+
+def dense_to_numpy(value: Attribute, op_name: str = "dense constant") -> np.ndarray:
+    """A read-only numpy view of a ``dense<...>`` constant's bytes (no Python lists); a splat is a
+    broadcast view of its one element, refused over the allocation limit (except in ``verifying()``)."""
     if not isinstance(value, DenseIntOrFPElementsAttr):
         raise TypeError
     dtype = tf_types.dtype_of(value.type)
     shape = tuple(value.type.get_shape())
     raw = value.data.data
+    if is_splat(value):
+        if not _VERIFYING.get():
+            from tinytf.framework.kernel import check_allocation  # (kernel -> variables -> op -> here)
+
+            check_allocation(op_name, shape, dtype)
+        if dtype.is_bool:
+            raw = b"\x01" if raw != b"\x00" else b"\x00"
+        # a view of immutable bytes: no kernel can write through it, nor flip it writable
+        return np.broadcast_to(np.frombuffer(raw, dtype.np).reshape(()), shape)
     if dtype.is_bool:
         return np.frombuffer(raw, np.uint8).astype(np.bool_).reshape(shape)
     return np.frombuffer(raw, dtype.np).reshape(shape)
 
 
 def numpy_to_dense(array: np.ndarray, dtype: DType | None = None) -> DenseIntOrFPElementsAttr:
+    """The ``dense<...>`` of an array; a broadcast view of one value (all strides 0) stays a splat."""
     dtype = dtype or dtypes.as_dtype(array.dtype)
     if not dtype.is_numeric and not dtype.is_bool:
         raise InvalidArgumentError(f"cannot store a {dtype.name} tensor as a dense constant")
     array = np.asarray(array, dtype=dtype.np)  # (np.ascontiguousarray would make a scalar 1-D)
+    type_ = tf_types.tensor_type(array.shape, dtype)
+    if array.size > 1 and all(s == 0 for s, n in zip(array.strides, array.shape) if n > 1):
+        one = array[(0,) * array.ndim]  # (the one element: the whole is never copied)
+        return splat_dense(type_, np.asarray(one, np.uint8 if dtype.is_bool else dtype.np).tobytes())
     raw = array.astype(np.uint8).tobytes() if dtype.is_bool else array.tobytes()
-    return DenseIntOrFPElementsAttr(tf_types.tensor_type(array.shape, dtype), BytesAttr(raw))
+    return DenseIntOrFPElementsAttr(type_, BytesAttr(raw))

@@ -10,7 +10,9 @@ folded back to float, which TensorFlow's quantized function library relies on; s
 resource ops), ops without ``Pure``, unknown ops, ops without ``compute``, and results over
 ``size-limit`` elements, and ops with a ``kernel`` (run time uses it instead of ``compute``). As at
 run time, the op's shape rule sees the constants first: an op whose ``infer`` or ``compute`` fails
-on them is left as it is, for run time to report.
+on them is left as it is, for run time to report. A splat operand (``dense<0.0> : tensor<4096x4096xf32>``)
+reaches ``compute`` as a read-only broadcast view; one over the allocation limit is not folded, and
+run time refuses it with ResourceExhaustedError.
 """
 from __future__ import annotations
 
