@@ -192,9 +192,30 @@ def test_assign_add_from_threads_with_readers():
 
 # --- independent ops on a thread pool (tinytf/runtime/parallel.py) ---------------------------------
 
+class _Overlap:
+    """How many sleepy kernels are running at once, and the most seen (``peak``)."""
+
+    def __init__(self):
+        self.cond = threading.Condition()
+        self.running = self.peak = 0
+
+
+_OVERLAP = _Overlap()
+
+
 def _sleepy_kernel(ctx, *, seconds):
-    time.sleep(seconds)  # releases the GIL, as numpy does inside large kernels
-    ctx.set_output(0, ctx.input(0) + 1)
+    with _OVERLAP.cond:
+        _OVERLAP.running += 1
+        _OVERLAP.peak = max(_OVERLAP.peak, _OVERLAP.running)
+        _OVERLAP.cond.notify_all()
+        # wait (the GIL released, as numpy does inside large kernels) up to ``seconds`` for another
+        # kernel to be running beside this one: run one at a time, each waits the full time
+        _OVERLAP.cond.wait_for(lambda: _OVERLAP.running >= 2, timeout=seconds)
+    try:
+        ctx.set_output(0, ctx.input(0) + 1)
+    finally:
+        with _OVERLAP.cond:
+            _OVERLAP.running -= 1
 
 
 @pytest.fixture(scope="module")
@@ -223,17 +244,19 @@ def test_parallel_program_overlaps_independent_ops_and_keeps_state_order(sleepy)
 
     cf = f.get_concrete_function(tt.TensorSpec([3], tt.float64))
     x = np.ones(3)
-    times, outs = {}, {}
+    peaks, outs = {}, {}
     for cls in (Program, ParallelProgram):
         program = cls(cf.module)
-        start = time.perf_counter()
+        _OVERLAP.peak = 0
         outs[cls] = program.run(cf.name, [x, v])
-        times[cls] = time.perf_counter() - start
+        peaks[cls] = _OVERLAP.peak  # the most sleepy kernels that ran at the same time
     for got, want in zip(outs[ParallelProgram], outs[Program]):
         np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(outs[ParallelProgram][0], [6.0, 6.0, 6.0])  # x = 1: a, b, c = 2, 3, 1
     np.testing.assert_array_equal(outs[ParallelProgram][1], [5.0, 5.0, 5.0])
-    assert times[Program] >= 0.9  # three 0.3 s ops one after another
-    assert times[ParallelProgram] < 0.75  # at most two rounds of 0.3 s
+    assert _OVERLAP.running == 0
+    assert peaks[Program] == 1  # one op after another
+    assert peaks[ParallelProgram] >= 2  # independent ops overlapped
 
 
 def test_parallel_program_reports_the_failing_op():

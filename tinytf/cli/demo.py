@@ -6,8 +6,9 @@
 3. its gradients checked; 4. its traced MLIR; 5. the cluster pipeline and its ``tf.aliasing_output``
 marks; 6. the cluster compiled by XLA, with the bytes that donation saved; 7. int8 weights, compared;
 8. a gradient through a data-dependent loop (tt.while_loop) in all three modes.
-Each step says in one line what it demonstrates. A step whose piece of tinytf is missing prints one
-"not available yet" line and the tour goes on, so the demo never crashes.
+Each step says in one line what it demonstrates. A step that fails (an error, or a claim it checks
+that does not hold) prints one "FAILED" line naming the step and the error, and the tour goes on; a
+step that builds on a failed one says it is skipped. The exit status is 1 unless every step ran.
 """
 from __future__ import annotations
 
@@ -19,13 +20,24 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+from rich.markup import escape
 
 SPARK = "▁▂▃▄▅▆▇█"
 CLUSTER_PIPELINE = ("tf-device-cluster-formation", "tf-device-cluster-outlining", "tf-device-mark-input-output-aliases")
 
 
-class Unavailable(Exception):
-    """A piece of tinytf the step needs is not there (yet)."""
+class StepFailed(Exception):
+    """A step ran to its end, but part of it failed or a claim it checks does not hold."""
+
+
+class Skipped(Exception):
+    """The step builds on an earlier step that failed."""
+
+
+def describe(err: Exception) -> str:
+    """An exception in one line: its type (unless a StepFailed) and the first line of its message."""
+    first = (str(err).strip().splitlines() or [""])[0]
+    return first if isinstance(err, StepFailed) else f"{type(err).__name__}: {first}"
 
 
 def sparkline(values, width: int = 20) -> str:
@@ -60,22 +72,30 @@ class Tour:
     console: object
     steps: int
     full_mlir: bool = False
+    traceback: bool = False
     status: dict = field(default_factory=dict)
     losses: dict = field(default_factory=dict)
 
     def step(self, number: int, title: str, demonstrates: str, body) -> None:
+        """Run one step; ``status[number]`` becomes "ok", "skipped: ..." or "failed: ..."."""
         self.console.rule(f"[bold]{number}. {title}")
         self.console.print(f"[dim]demonstrates:[/] {demonstrates}")
         try:
             body(self)
             self.status[number] = "ok"
-        except Unavailable as err:
-            self.status[number] = f"not available yet: {err}"
-            self.console.print(f"[yellow]not available yet:[/] {err}")
-        except Exception as err:  # a piece that exists but fails here: one line, and the tour goes on
-            self.status[number] = f"not available yet: {type(err).__name__}: {err}"
-            first = str(err).strip().splitlines()[0] if str(err).strip() else ""
-            self.console.print(f"[yellow]not available yet:[/] {type(err).__name__}: {first}")
+        except Skipped as err:
+            self.status[number] = f"skipped: {err}"
+            self.console.print(f"[yellow]skipped:[/] step {number} ({escape(title)}): {escape(str(err))}")
+        except Exception as err:  # one line, and the tour goes on: the exit status reports it
+            self.status[number] = f"failed: {describe(err)}"
+            self.console.print(f"[bold red]FAILED:[/] step {number} ({escape(title)}): {escape(describe(err))}")
+            if self.traceback and not isinstance(err, StepFailed):
+                self.console.print_exception()
+
+    def requires(self, attr: str, step: int) -> None:
+        """Skip this step when ``attr``, made by step ``step``, is missing (that step failed)."""
+        if not hasattr(self, attr):
+            raise Skipped(f"needs step {step} ({STEPS[step - 1][0]}), which failed")
 
 
 # --- the steps -------------------------------------------------------------------------------------
@@ -92,7 +112,6 @@ def build(tour: Tour) -> None:
                  "b2": np.zeros(1, np.float32)}
     tour.variables = [tt.Variable(v, name=k) for k, v in tour.init.items()]
     tour.xt, tour.yt = tt.constant(tour.x), tt.constant(tour.y)
-    tour.tt = tt
 
     def train_step(x, y):
         with tt.GradientTape() as tape:
@@ -103,6 +122,7 @@ def build(tour: Tour) -> None:
         return loss
 
     tour.train_step = train_step
+    tour.tt = tt  # the model is built: the later steps require this
     from rich.table import Table
 
     table = Table("variable", "shape", "parameters", title="MLP 8 -> 64 (tanh) -> 1")
@@ -130,20 +150,18 @@ def run_mode(tour: Tour, fn) -> tuple[list[float], float, float]:
 def train(tour: Tour) -> None:
     from rich.table import Table
 
+    tour.requires("tt", 1)
     tt = tour.tt
     modes = [("eager", lambda: tour.train_step), ("tt.function", lambda: tt.function(tour.train_step)),
              ("jit_compile=True", lambda: tt.function(tour.train_step, jit_compile=True))]
     table = Table("mode", "first call", "per step", "loss: first -> last", "loss curve")
-    notes = []
+    failed = []
     for label, make in modes:
-        try:  # a mode that fails is one line; the others still train
+        try:  # a mode that fails is named in the step's FAILED line; the others still train
             fn = make()
             losses, first, per_step = run_mode(tour, fn)
         except Exception as err:
-            if label == "eager":
-                raise
-            notes.append(f"[yellow]not available yet:[/] {label}: {type(err).__name__}: "
-                         f"{(str(err).strip().splitlines() or [''])[0]}")
+            failed.append(f"{label}: {describe(err)}")
             continue
         tour.losses[label] = losses
         table.add_row(label, f"{first * 1e3:.0f} ms", f"{per_step * 1e3:.2f} ms",
@@ -151,27 +169,29 @@ def train(tour: Tour) -> None:
         if label == "tt.function":
             tour.train_function = fn
     tour.console.print(table)
-    for note in notes:
-        tour.console.print(note)
-    eager = np.array(tour.losses["eager"])
-    for label in list(tour.losses)[1:]:
-        other = np.array(tour.losses[label])
-        same = bool(np.allclose(eager, other, rtol=1e-4, atol=1e-6))
-        name = "graph" if label == "tt.function" else "xla"
-        tour.console.print(f"eager == {name}: [{'green' if same else 'red'}]{same}[/] "
-                           f"(largest loss difference over {tour.steps} steps: {np.abs(eager - other).max():.1e})")
-    fell = eager[-1] < eager[0]
-    tour.console.print(f"loss fell: [{'green' if fell else 'red'}]{fell}[/] ({eager[0]:.4f} -> {eager[-1]:.4f} "
-                       f"in {tour.steps} SGD steps); 'first call' includes tracing and, for XLA, compiling")
+    if "eager" in tour.losses:
+        eager = np.array(tour.losses["eager"])
+        for label in list(tour.losses)[1:]:
+            other = np.array(tour.losses[label])
+            same = bool(np.allclose(eager, other, rtol=1e-4, atol=1e-6))
+            name = "graph" if label == "tt.function" else "xla"
+            failed += [] if same else [f"eager != {name}"]
+            tour.console.print(f"eager == {name}: [{'green' if same else 'red'}]{same}[/] (largest loss difference "
+                               f"over {tour.steps} steps: {np.abs(eager - other).max():.1e})")
+        fell = eager[-1] < eager[0]
+        failed += [] if fell else ["the loss did not fall"]
+        tour.console.print(f"loss fell: [{'green' if fell else 'red'}]{fell}[/] ({eager[0]:.4f} -> {eager[-1]:.4f} "
+                           f"in {tour.steps} SGD steps); 'first call' includes tracing and, for XLA, compiling")
+    if failed:
+        raise StepFailed("; ".join(failed))
 
 
 def gradients(tour: Tour) -> None:
     from rich.table import Table
 
-    try:
-        from tinytf.gradcheck import check_gradients
-    except ImportError as err:
-        raise Unavailable(f"tinytf.gradcheck ({err})") from None
+    from tinytf.gradcheck import check_gradients
+
+    tour.requires("tt", 1)
     tt = tour.tt
     x, y = tour.x[:32], tour.y[:32]
 
@@ -179,8 +199,10 @@ def gradients(tour: Tour) -> None:
         return mse(tt, tt.constant(x), tt.constant(y), w1, b1, w2, b2)
 
     params = list(tour.init.values())
+    failed = []
     for mode in ("full", "fast"):
         report = check_gradients(model, params, mode=mode, raise_exception=False)
+        failed += [] if report.ok else [mode]
         table = Table("input", "shape", "dtype", "checked", "max abs err", "max rel err", "result",
                       title=report.header())
         names = list(tour.init)
@@ -191,14 +213,15 @@ def gradients(tour: Tour) -> None:
         tour.console.print(table)
     tour.console.print("full: every weight element by central differences, the perturbed models evaluated as "
                        "batches; fast: one random projection uᵀJv per input")
+    if failed:
+        raise StepFailed(f"the {' and '.join(failed)} gradient check failed")
 
 
 def traced_mlir(tour: Tour) -> None:
     from rich.syntax import Syntax
 
+    tour.requires("train_function", 2)
     tt = tour.tt
-    if not hasattr(tour, "train_function"):
-        raise Unavailable("the training step was not traced (step 2)")
     forward = tt.function(forward_pass(tour))
     cf = forward.get_concrete_function(tt.TensorSpec([None, 8], tt.float32))
     tour.console.print("the forward pass, traced by tt.function (variables become resource arguments):")
@@ -215,6 +238,8 @@ def traced_mlir(tour: Tour) -> None:
     tour.console.print(f"the training step (forward, tape gradient, SGD update): {sum(ops.values())} ops: {summary}")
     if tour.full_mlir:
         tour.console.print(Syntax(text.rstrip(), "mlir", word_wrap=True))
+    if not same:
+        raise StepFailed("the reloaded MLIR's output differs from the eager forward pass")
 
 
 def cluster(tour: Tour) -> None:
@@ -223,13 +248,9 @@ def cluster(tour: Tour) -> None:
     from xdsl.dialects import func
 
     import tinytf.mlir as mlir
+    from tinytf.passes import ClusterFormation, ClusterOutlining, MarkInputOutputAliases
 
-    if not hasattr(tour, "train_cf"):
-        raise Unavailable("no traced training step (step 4)")
-    try:
-        from tinytf.passes import ClusterFormation, ClusterOutlining, MarkInputOutputAliases
-    except ImportError as err:
-        raise Unavailable(f"the cluster passes ({err})") from None
+    tour.requires("train_cf", 4)
     module = tour.train_cf.module.clone()
     start = time.perf_counter()
     for cls in (ClusterFormation, ClusterOutlining, MarkInputOutputAliases):
@@ -253,18 +274,17 @@ def cluster(tour: Tour) -> None:
     tour.console.print(f"{marked} of {len(callee.body.block.args)} arguments marked: each updated weight's new "
                        "value may be written into the buffer its old value came in")
     tour.clustered, tour.callee = module, callee.sym_name.data
+    if not marked:
+        raise StepFailed("no argument was marked tf.aliasing_output")
 
 
 def xla_compile(tour: Tour) -> None:
     from rich.syntax import Syntax
     from rich.table import Table
 
-    if not hasattr(tour, "clustered"):
-        raise Unavailable("no clustered training step (step 5)")
-    try:
-        import tinytf.xla as xla
-    except ImportError as err:
-        raise Unavailable(f"tinytf.xla ({err})") from None
+    import tinytf.xla as xla
+
+    tour.requires("clustered", 5)
     start = time.perf_counter()
     result = xla.compile(tour.clustered, entry=tour.callee)
     seconds = time.perf_counter() - start
@@ -281,17 +301,18 @@ def xla_compile(tour: Tour) -> None:
     saved = on.alias_size_in_bytes - off.alias_size_in_bytes
     tour.console.print(f"donation saved [bold green]{saved} bytes[/] of output buffers per step: arguments "
                        f"{sorted(result.donated)} are donated, and XLA writes the updated weights into them")
+    if saved <= 0:
+        raise StepFailed("donating the marked arguments saved no output buffers")
 
 
 def quantize(tour: Tour) -> None:
     from rich.table import Table
 
+    from tinytf.loaded_module import LoadedModule
+    from tinytf.quantization import constant_bytes, freeze_variables, quantize_weights
+
+    tour.requires("tt", 1)
     tt = tour.tt
-    try:
-        from tinytf.loaded_module import LoadedModule
-        from tinytf.quantization import constant_bytes, freeze_variables, quantize_weights
-    except ImportError as err:
-        raise Unavailable(f"tinytf.quantization ({err})") from None
     forward = tt.function(forward_pass(tour))
     cf = forward.get_concrete_function(tt.TensorSpec(list(tour.x.shape), tt.float32))
     weights = [v.numpy() for v in cf.captured_variables]  # the trained weights
@@ -317,9 +338,8 @@ def quantize(tour: Tour) -> None:
 def control_flow(tour: Tour) -> None:
     from rich.table import Table
 
+    tour.requires("tt", 1)
     tt = tour.tt
-    if not hasattr(tt, "while_loop"):
-        raise Unavailable("tt.while_loop")
     rng = np.random.default_rng(1)
     w = tt.Variable((rng.standard_normal((8, 8)) / np.sqrt(8.0)).astype(np.float32))
     x = tt.constant(rng.standard_normal((4, 8)).astype(np.float32))
@@ -347,6 +367,8 @@ def control_flow(tour: Tour) -> None:
     tour.console.print(f"eager == graph == XLA gradients: [{'green' if same else 'red'}]{same}[/]; the traced "
                        f"function holds {loops} tf.While ops (the loop, a loop stacking each "
                        "state, the backward loop) and their bodies as private functions")
+    if not same:
+        raise StepFailed("the loop's gradients differ between eager, graph and XLA")
 
 
 STEPS = [
@@ -378,12 +400,13 @@ def main(argv: Sequence[str] | None = None, console=None) -> int:
     parser.add_argument("--quick", action="store_true", help="fewer training steps")
     parser.add_argument("--steps", type=int, help="training steps per mode (default 30, 10 with --quick)")
     parser.add_argument("--full-mlir", action="store_true", help="also print the whole traced training step")
+    parser.add_argument("--traceback", action="store_true", help="print the traceback of a step that fails")
     args = parser.parse_args(list(argv) if argv is not None else None)
     if console is None:
         console = Console()
         if not console.is_terminal:  # piped or captured: wide enough for the tables
             console.width = max(console.width, 120)
-    tour = Tour(console, max(args.steps or (10 if args.quick else 30), 2), args.full_mlir)
+    tour = Tour(console, max(args.steps or (10 if args.quick else 30), 2), args.full_mlir, args.traceback)
     start = time.perf_counter()
     console.print("[bold]tinytf demo[/]: one small MLP through eager and graph mode, autodiff, the MLIR "
                   "compiler passes, XLA and int8 quantization")
@@ -392,4 +415,8 @@ def main(argv: Sequence[str] | None = None, console=None) -> int:
     ran = sum(1 for s in tour.status.values() if s == "ok")
     console.rule()
     console.print(f"{ran} of {len(STEPS)} steps ran in {time.perf_counter() - start:.1f} s")
-    return 0
+    for kind in ("failed", "skipped"):
+        steps = [f"{n}. {STEPS[n - 1][0]}" for n, s in tour.status.items() if s.startswith(kind)]
+        if steps:
+            console.print(f"[{'bold red' if kind == 'failed' else 'yellow'}]{kind}:[/] {'; '.join(steps)}")
+    return 0 if ran == len(STEPS) else 1

@@ -3,7 +3,9 @@
     >>> TensorSpec([2, None], tt.float32)
     TensorSpec(shape=(2, None), dtype=tt.float32)
 
-A shape of ``None`` means the rank is unknown; a ``None`` dim is unknown (``?`` in MLIR).
+``shape`` is a ``TensorShape`` (a tuple: ``spec.shape.as_list()`` and ``spec.shape == (2, None)`` both
+work), or ``None`` when the rank is unknown (given as ``None`` or ``TensorShape(None)``): the engines
+test ``spec.shape is None``. A ``None`` dim is unknown (``?`` in MLIR); negative dims read as ``None``.
 Shape rules may also see ``value``: the operand's numpy value when it is a known constant
 (Reshape's shape, Sum's axes), else ``None``.
 """
@@ -12,13 +14,21 @@ from __future__ import annotations
 import tinytf.dtypes as dtypes
 from tinytf.dtypes import DType
 from tinytf.framework import tf_types
+from tinytf.framework.tensor_shape import TensorShape
+
+_new_shape = tuple.__new__
 
 
 class TensorSpec:
     __slots__ = ("shape", "dtype", "name", "value")
 
     def __init__(self, shape, dtype=dtypes.float32, name: str | None = None, value=None):
-        self.shape = None if shape is None else tuple(None if d is None or d < 0 else int(d) for d in shape)
+        if type(shape) is TensorShape:  # already normalised
+            self.shape = shape
+        elif shape is None or isinstance(shape, TensorShape):  # unknown rank
+            self.shape = None
+        else:
+            self.shape = _new_shape(TensorShape, [None if d is None or d < 0 else int(d) for d in shape])
         self.dtype: DType = dtypes.as_dtype(dtype)
         self.name = name
         self.value = value
@@ -43,7 +53,7 @@ class TensorSpec:
         return tf_types.is_static(self.shape)
 
     def is_compatible_with(self, shape) -> bool:
-        if self.shape is None or shape is None:
+        if self.shape is None or shape is None or (isinstance(shape, TensorShape) and shape.rank is None):
             return True
         return len(self.shape) == len(shape) and all(a is None or b is None or a == b
                                                      for a, b in zip(self.shape, shape))

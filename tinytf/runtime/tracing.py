@@ -22,11 +22,14 @@ from xdsl.irdl import VarOperandDef, VarResultDef
 
 import tinytf.dtypes as dtypes
 from tinytf.errors import InvalidArgumentError
+from tinytf.framework.tensor_shape import TensorShape
 from tinytf.framework.tensor_spec import TensorSpec
 from tinytf.framework.variables import Variable
 from tinytf.runtime import dispatch
 from tinytf.runtime.eager import adopt
 from tinytf.runtime.tensor import Tensor, TensorOps
+
+_new_shape = tuple.__new__
 
 
 class SymbolicTensor(TensorOps):
@@ -40,8 +43,11 @@ class SymbolicTensor(TensorOps):
         self.graph = graph
 
     @property
-    def shape(self):
-        return self.spec.shape
+    def shape(self) -> TensorShape | None:
+        """The static shape, a ``TensorShape`` with ``None`` for unknown dims; ``None`` when the rank is
+        unknown (as ``TensorSpec.shape``, which the engines test with ``is None``)."""
+        shape = self.spec.shape
+        return shape if shape is None or type(shape) is TensorShape else _new_shape(TensorShape, shape)
 
     @property
     def dtype(self):
