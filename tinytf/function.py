@@ -30,7 +30,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr, ModuleOp, i32
 
 import tinytf.dtypes as dtypes
-from tinytf.autodiff.grad_util import flatten, pack_as
+from tinytf.autodiff.structures import flatten, pack_as
 from tinytf.errors import InvalidArgumentError, UnimplementedError
 from tinytf.framework import context
 from tinytf.framework.tensor_spec import TensorSpec

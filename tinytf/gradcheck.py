@@ -19,19 +19,30 @@ input in batches instead of one model call per element:
 - ``backend="xla"``: the graph lowered by ``tinytf.xla`` and ``jax.vmap``-ed over dense stacks;
 - ``mode="fast"``: a random projection uᵀJv, two model evaluations per input.
 
+Every path takes its steps and quotients from one core, ``tinytf/autodiff/central_differences.py``:
+TensorFlow's checker calls the model once per perturbation, the vectorised ones evaluate batches.
+
     report = check_gradients(model, [x, w])          # AssertionError naming each element off
     print(report)                                     # a table (tinytf/autodiff/check_report.py)
 """
 from __future__ import annotations
 
+import itertools
 import time
 import weakref
 
 import numpy as np
 
 import tinytf.dtypes as dtypes
+from tinytf.autodiff.central_differences import (
+    central_differences,
+    directional_difference,
+    perturbed,
+    random_direction,
+    relative_steps,
+    tensorflow_steps,
+)
 from tinytf.autodiff.check_report import CheckReport, InputResult, Mismatch, compare_elements
-from tinytf.autodiff.tape import GradientTape
 from tinytf.autodiff.vectorized import VectorizedModel, as_output_list, gradient_function
 from tinytf.ops.array import constant
 from tinytf.ops.reduction import reduce_sum
@@ -90,21 +101,17 @@ def calc_numerical_grad(model, inputs, input_index: int, use_function: bool = Fa
     theta = _numpy(tensors[input_index])
     if theta.dtype.kind not in "fc":
         raise ValueError(f"calc_numerical_grad: input {input_index} has dtype {theta.dtype}, not a float")
-    kind = theta.dtype.type
-    flat = theta.reshape(-1)
-    out = np.empty(flat.shape, theta.dtype)
-    args = list(tensors)
-    for i in range(flat.size):
-        eps = kind(1e-4) if flat[i] == 0 else kind(abs(np.float64(flat[i]) * 1e-4))
-        plus = flat.copy()
-        plus[i] += eps
-        minus = flat.copy()
-        minus[i] -= eps
-        args[input_index] = constant(plus.reshape(theta.shape))
-        f_plus = _numpy(run(*args))
-        args[input_index] = constant(minus.reshape(theta.shape))
-        f_minus = _numpy(run(*args))
-        out[i] = (f_plus - f_minus) / (kind(2) * eps)
+    flat, steps, args = theta.reshape(-1), tensorflow_steps(theta), list(tensors)
+
+    def evaluate(start, stop):  # one model call per perturbation, as TensorFlow
+        at_plus, at_minus = [], []
+        for i in range(start, stop):
+            for moved, values in ((steps.plus, at_plus), (steps.minus, at_minus)):
+                args[input_index] = constant(perturbed(flat, i, moved[i]).reshape(theta.shape))
+                values.append(_numpy(run(*args)))
+        return np.array(at_plus), np.array(at_minus)
+
+    out = central_differences(steps, evaluate, [steps.size], theta.dtype)  # the quotients in one batch
     return constant(out.reshape(theta.shape))
 
 
@@ -112,17 +119,7 @@ def autodiff_gradients(model, inputs, use_function: bool = False, sources=None) 
     """Tape gradients of the summed first output for each input (None where it has none)."""
     tensors = [_as_tensor(x) for x in inputs]
     indices = list(range(len(tensors))) if sources is None else list(sources)
-    present: list[int] = []
-
-    def grads(*xs):
-        with GradientTape() as tape:
-            for i in indices:
-                tape.watch(xs[i])
-            y = _first(model(*xs))
-        found = tape.gradient(y, [xs[i] for i in indices])
-        present[:] = [k for k, g in enumerate(found) if g is not None]
-        return [found[k] for k in present]
-
+    grads, present = gradient_function(model, len(tensors), indices, outputs=[0])
     results = _maybe_function(grads, use_function)(*tensors) if indices else []
     if not isinstance(results, (list, tuple)):
         results = [results]
@@ -342,37 +339,29 @@ class XlaModel:
             return np.asarray(self.traced.projected(j)(stack, self.arrays, self.weights))
 
     def numerical_full(self, j: int, eps: float, chunk_bytes: int, tick=None) -> np.ndarray:
+        """Central differences over dense stacks of ``chunk`` plus and ``chunk`` minus perturbations."""
         theta = self.arrays[j]
         flat = theta.reshape(-1)
         n = flat.size
-        steps = eps * np.maximum(1.0, np.abs(flat))
-        plus, minus = flat + steps, flat - steps
+        steps = relative_steps(theta, eps)
         chunk = int(max(1, min(n, chunk_bytes // (2 * max(theta.nbytes, 1)))))
-        out = np.empty(n, np.float64)
         stack = np.empty((2 * chunk, n), theta.dtype)
         stack[:] = flat
         rows = np.arange(chunk)
-        for s in range(0, n, chunk):  # every batch has the same size: one compilation
-            e = min(n, s + chunk)
+
+        def evaluate(s, e):  # every batch has the same size (the last one padded): one compilation
             idx = np.minimum(s + rows, n - 1)
-            stack[rows, idx] = plus[idx]
-            stack[chunk + rows, idx] = minus[idx]
+            stack[rows, idx] = steps.plus[idx]
+            stack[chunk + rows, idx] = steps.minus[idx]
             values = self._run(j, stack.reshape((2 * chunk,) + theta.shape))
             stack[rows, idx] = flat[idx]
             stack[chunk + rows, idx] = flat[idx]
-            c = e - s
-            out[s:e] = (values[:c] - values[chunk:chunk + c]) / (plus[s:e] - minus[s:e])
-            if tick is not None:
-                tick(e)
-        return out.reshape(theta.shape)
+            return values[:e - s], values[chunk:chunk + e - s]
+
+        return central_differences(steps, evaluate, itertools.repeat(chunk), np.float64, tick).reshape(theta.shape)
 
     def direction(self, j: int) -> np.ndarray:
-        v = self.rng.standard_normal(self.arrays[j].shape)
-        norm = np.linalg.norm(v)
-        return (v / norm if norm else v).astype(self.arrays[j].dtype)
+        return random_direction(self.rng, self.arrays[j])
 
     def numerical_directional(self, j: int, v: np.ndarray, eps: float) -> float:
-        theta = self.arrays[j]
-        h = eps * max(1.0, float(np.max(np.abs(theta), initial=0.0)))
-        values = self._run(j, np.stack([theta + h * v, theta - h * v]))
-        return float((values[0] - values[1]) / (2 * h))
+        return directional_difference(self.arrays[j], v, eps, lambda stack: self._run(j, stack))

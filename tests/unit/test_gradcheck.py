@@ -1,5 +1,6 @@
 """The gradient checker: TensorFlow's CalcNumericalGrad / CompareNumericalAndAutodiffGradients
 semantics and documented values, the vectorised check_gradients, and `tinytf gradcheck`."""
+import itertools
 import re
 
 import numpy as np
@@ -10,6 +11,12 @@ from xdsl.traits import Pure
 import tinytf as tt
 from tinytf import gradcheck as gc
 from tinytf.autodiff import GradientTape
+from tinytf.autodiff.central_differences import (
+    central_differences,
+    perturbed,
+    relative_steps,
+    tensorflow_steps,
+)
 from tinytf.framework.op import REGISTRY, Op, register
 
 MODES = [pytest.param(False, id="eager"), pytest.param(True, id="graph")]
@@ -61,6 +68,68 @@ def test_calc_numerical_grad_rejects_integer_inputs():
     with pytest.raises(ValueError, match="not a float"):
         gc.calc_numerical_grad(lambda x: x * 2, [tt.constant([1, 2])], 0)
 
+
+
+# --- one central-difference core, element by element and batched --------------------------------
+
+def test_tensorflow_steps_are_tensorflows_delta():
+    theta = np.array([[0.0, 1.5, -2.0], [0.25, 3.0, -0.5]], np.float32)
+    steps = tensorflow_steps(theta)
+    eps = [np.float32(1e-4) if t == 0 else np.float32(abs(np.float64(t) * 1e-4)) for t in theta.reshape(-1)]
+    for i, (t, e) in enumerate(zip(theta.reshape(-1), eps)):
+        assert steps.plus[i] == t + e and steps.minus[i] == t - e and steps.divisor[i] == np.float32(2) * e
+    assert steps.plus.dtype == steps.minus.dtype == steps.divisor.dtype == np.float32
+
+
+def test_the_core_gives_identical_numbers_element_by_element_and_batched():
+    theta = np.array([[0.0, 1.5, -2.0], [0.25, 3.0, -0.5]])
+    other = np.array([1.0, -2.0, 0.5])
+    f = lambda t: np.sum(t * t * t * other, axis=(-2, -1))  # the model of the TF test, on stacks too
+    flat, steps = theta.reshape(-1), tensorflow_steps(theta)
+
+    def one_at_a_time(i, _stop):
+        return [f(perturbed(flat, i, moved[i]).reshape(theta.shape)) for moved in (steps.plus, steps.minus)]
+
+    def all_at_once(start, stop):
+        return [f(np.stack([perturbed(flat, i, moved[i]) for i in range(start, stop)]).reshape((-1,) + theta.shape))
+                for moved in (steps.plus, steps.minus)]
+
+    looped = central_differences(steps, one_at_a_time, itertools.repeat(1), theta.dtype)
+    batched = central_differences(steps, all_at_once, itertools.repeat(4), theta.dtype)
+    np.testing.assert_array_equal(batched, looped)
+    # TensorFlow's checker is that core, one model call per perturbation
+    got = gc.calc_numerical_grad(lambda x, y: x * x * x * y, [tt.constant(theta), tt.constant(other)], 0)
+    np.testing.assert_array_equal(got.numpy(), looped.reshape(theta.shape))
+
+
+def test_vectorised_full_mode_is_the_core_over_batched_graphs():
+    from tinytf.autodiff.sparse_batch import SparseBatch
+    from tinytf.autodiff.vectorized import VectorizedModel
+
+    inputs = _mlp_inputs(np.float64, seed=2)
+    vm = VectorizedModel(_mlp, inputs, wrt=[1], trace=gc._trace, seed=4)
+    batched = vm.numerical_full(1, eps=1e-6, chunk_bytes=1 << 20)        # batches of 16, then the rest
+    w1 = vm.arrays[1]
+    steps = relative_steps(w1, 1e-6)
+
+    def one_perturbation(i, _stop):  # the same graph, one element's plus and minus per run
+        stack = SparseBatch(w1, np.array([[i], [i]]), np.array([[steps.plus[i]], [steps.minus[i]]]))
+        return vm._run_batch(1, stack)
+
+    looped = central_differences(steps, one_perturbation, itertools.repeat(1), np.float64)
+    # L's round-off (~3e-15: BLAS sums a batch of 32 items in another order than one of 2) over the
+    # step 2e-6; a wrong step or quotient would be off by far more
+    np.testing.assert_allclose(batched.reshape(-1), looped, rtol=0, atol=1e-8)
+
+    x, _, b1, w2 = inputs
+    u0, u1 = vm.weights[0], vm.weights[1]
+    hand = lambda w: np.sum(u0 * (np.tanh(x @ w + b1) @ w2)) + u1 * np.sum(np.tanh(x @ w + b1))
+    flat = w1.reshape(-1)
+    by_hand = central_differences(steps, lambda i, _: [hand(perturbed(flat, i, m[i]).reshape(w1.shape))
+                                                       for m in (steps.plus, steps.minus)],
+                                  itertools.repeat(1), np.float64)
+    # the same quotients of the model written in numpy: the same round-off bound
+    np.testing.assert_allclose(looped, by_hand, rtol=0, atol=1e-8)
 
 # --- TensorFlow's documented values -------------------------------------------------------------
 

@@ -16,10 +16,12 @@ from __future__ import annotations
 
 import functools
 
-from tinytf.autodiff import grad_util
+from tinytf.autodiff.structures import flatten, pack_as
 from tinytf.autodiff.tape import _reads_variables, pause_all, record_call, recording_tapes
+from tinytf.autodiff.tensor_protocol import is_tensor
 from tinytf.framework import context
 from tinytf.framework.variables import Variable
+from tinytf.ops.op_functions import ops
 
 
 class CustomGradientCall:
@@ -71,11 +73,11 @@ def custom_gradient(f):
         with pause_all(), context.pushed(reads):
             y, grad_fn = f(*args, **kwargs)
             # Fresh output tensors, so an output that is an input cannot make a cycle on the tape.
-            flat_y = [grad_util.fn("identity")(t) if grad_util.is_tensor(t) else t for t in grad_util.flatten(y)]
-        inputs = [a for a in grad_util.flatten(list(args)) if grad_util.is_tensor(a)]
+            flat_y = [ops.identity(t) if is_tensor(t) else t for t in flatten(y)]
+        inputs = [a for a in flatten(list(args)) if is_tensor(a)]
         variables = list(reads.found.values())
         attrs = {"grad_fn": grad_fn, "n_inputs": len(inputs), "variables": variables}
         record_call(CustomGradientCall, tuple(inputs + variables), tuple(flat_y), attrs, accessed=variables)
-        return grad_util.pack_as(y, flat_y)
+        return pack_as(y, flat_y)
 
     return call

@@ -20,10 +20,24 @@ variable is an execution of ``tf.ReadVariableOp`` whose input is the variable's 
 """
 from __future__ import annotations
 
-from tinytf.autodiff import grad_util
+import numpy as np
+
+from tinytf.autodiff.grad_rules import as_tensors, complete_attrs, grad_rule
+from tinytf.autodiff.gradient_arithmetic import add_all, constant, ones_like, reduce_to, zeros_like
+from tinytf.autodiff.structures import as_tuple, flatten, pack_as
+from tinytf.autodiff.tensor_protocol import (
+    as_variable,
+    handle_of,
+    is_differentiable,
+    is_tensor,
+    read_variable_op,
+    static_shape,
+)
+from tinytf.errors import UnimplementedError
 from tinytf.framework import context
 from tinytf.framework.op import NotDifferentiable, Op, ResourceOp, has_trait
 from tinytf.framework.variables import Variable
+from tinytf.ops.op_functions import ops
 
 _UNCONNECTED = ("none", "zero")
 
@@ -60,13 +74,13 @@ class _RecordedOp:
         # Python scalars given to an op (``x * 2.0``) become tensors of their neighbour's dtype
         # only when a rule looks at them.
         if self._inputs is None:
-            self._inputs = grad_util.as_tensors(self.op_cls, self.raw_inputs)
+            self._inputs = as_tensors(self.op_cls, self.raw_inputs)
         return self._inputs
 
     @property
     def attrs(self) -> dict:
         if self._attrs is None:
-            self._attrs = grad_util.complete_attrs(self.op_cls, self.raw_attrs)
+            self._attrs = complete_attrs(self.op_cls, self.raw_attrs)
         return self._attrs
 
     def __repr__(self) -> str:
@@ -128,12 +142,12 @@ class GradientTape:
     def _record(self, op_cls, inputs, outputs, attrs):
         if _not_differentiable(op_cls):
             return
-        outs = grad_util.as_tuple(outputs)
+        outs = as_tuple(outputs)
         if any(o is x for o in outs for x in inputs):
             return  # an output that *is* an input (a forwarded buffer): the gradient passes through
         connected = False
         for o in outs:
-            if grad_util.is_differentiable(o):
+            if is_differentiable(o):
                 self._tracked[id(o)] = o
                 connected = True
         if connected:
@@ -142,7 +156,7 @@ class GradientTape:
                     and not has_trait(op_cls, ResourceOp):
                 # a variable given to an op as a value: the rule must see this value, not a later one (a
                 # read through the contexts: outer tapes see it, so higher orders reach the variable)
-                entry._inputs = grad_util.as_tensors(op_cls, tuple(
+                entry._inputs = as_tensors(op_cls, tuple(
                     x.value() if type(x) is Variable else x for x in inputs))
             self._entries.append(entry)
 
@@ -150,12 +164,12 @@ class GradientTape:
 
     def watch(self, tensor) -> None:
         """Track ``tensor`` (a tensor, a variable, or a nested list of them)."""
-        for t in grad_util.flatten(tensor):
-            variable = grad_util.as_variable(t)
+        for t in flatten(tensor):
+            variable = as_variable(t)
             if variable is not None:
-                self._watch_variable(variable, grad_util.handle_of(variable))
+                self._watch_variable(variable, handle_of(variable))
             else:
-                if not grad_util.is_tensor(t):
+                if not is_tensor(t):
                     raise ValueError(f"GradientTape.watch: {type(t).__name__} is not a tensor or a variable")
                 self._tracked[id(t)] = t
 
@@ -201,27 +215,27 @@ class GradientTape:
         return result
 
     def _gradient(self, target, sources, output_gradients, unconnected_gradients):
-        targets = grad_util.flatten(target)
+        targets = flatten(target)
         if output_gradients is None:
             seeds = [None] * len(targets)
         else:
-            seeds = grad_util.flatten(output_gradients)
+            seeds = flatten(output_gradients)
             if len(seeds) != len(targets):
                 raise ValueError(f"GradientTape.gradient: {len(targets)} targets but {len(seeds)} output_gradients")
-        flat_sources = grad_util.flatten(sources)
+        flat_sources = flatten(sources)
         keys = []
         for s in flat_sources:
-            variable = grad_util.as_variable(s)
-            keys.append(grad_util.handle_of(variable) if variable is not None else s)
+            variable = as_variable(s)
+            keys.append(handle_of(variable) if variable is not None else s)
         # A persistent tape still recording records its own gradient ops (TensorFlow's way to a
         # second derivative with one tape); the record grows while we walk a snapshot of it.
         grads = backprop(list(self._entries), targets, seeds, keys, self._tracked)
         out = []
         for s, g in zip(flat_sources, grads):
             if g is None and unconnected_gradients == "zero":
-                g = grad_util.zeros_for(s)
+                g = zeros_like(s)
             out.append(g)
-        return grad_util.pack_as(sources, out)
+        return pack_as(sources, out)
 
     def jacobian(self, target, sources, unconnected_gradients="none"):
         """d``target``/d``sources``: for each source, a tensor of shape target.shape + source.shape."""
@@ -231,11 +245,36 @@ class GradientTape:
         if self._recording and not self._persistent:
             self._recording = False
         self._used = True
-        result = grad_util.jacobian(self, target, sources, unconnected_gradients)
+        result = self._jacobian(target, sources, unconnected_gradients)
         if not self._persistent:
             self._entries = []
             self._tracked = {}
         return result
+
+
+    def _jacobian(self, target, sources, unconnected_gradients):
+        """Row by row: one backward pass per element of ``target`` (TensorFlow's loop fallback)."""
+        shape = static_shape(target)
+        if shape is None or None in shape:
+            raise UnimplementedError(f"GradientTape.jacobian needs a target of static shape, got {shape}")
+        n = int(np.prod(shape, dtype=np.int64))
+        flat_sources = flatten(sources)
+        rows = [[] for _ in flat_sources]
+        for i in range(n):
+            seed = np.zeros(n)
+            seed[i] = 1
+            grads = self._gradient(target, flat_sources, [constant(seed.reshape(shape), target.dtype)],
+                                   unconnected_gradients)
+            for r, g in zip(rows, grads):
+                r.append(g)
+        out = []
+        for s, r in zip(flat_sources, rows):
+            if any(g is None for g in r):
+                out.append(None)
+                continue
+            stacked = ops.stack(r, axis=0) if n else zeros_like(s)
+            out.append(ops.reshape(stacked, list(shape) + list(static_shape(s))))
+        return pack_as(sources, out)
 
 
 def backprop(entries, targets, seeds, sources, tracked):
@@ -254,7 +293,7 @@ def backprop(entries, targets, seeds, sources, tracked):
     for t, seed in zip(targets, seeds):
         if id(t) not in reach:
             continue
-        pending.setdefault(id(t), []).append(grad_util.ones_like(t) if seed is None else seed)
+        pending.setdefault(id(t), []).append(ones_like(t) if seed is None else seed)
     for entry in reversed(useful):
         if not any(id(o) in pending for o in entry.outputs):
             continue
@@ -262,10 +301,10 @@ def backprop(entries, targets, seeds, sources, tracked):
         for o in entry.outputs:
             parts = pending.pop(id(o), None) if id(o) not in source_ids else pending.get(id(o))
             if parts is None:
-                dys.append(grad_util.zeros_like(o) if grad_util.is_differentiable(o) else None)
+                dys.append(zeros_like(o) if is_differentiable(o) else None)
             else:
-                dys.append(grad_util.add_all(parts))
-        rule = grad_util.grad_rule(entry.op_cls)
+                dys.append(add_all(parts))
+        rule = grad_rule(entry.op_cls)
         # inputs no source reaches need no gradient: the rule may skip them (set per call: a
         # persistent tape's entries serve gradient calls with different sources)
         entry.skip_input_indices = tuple(i for i, x in enumerate(entry.raw_inputs) if id(x) not in reach)
@@ -278,11 +317,11 @@ def backprop(entries, targets, seeds, sources, tracked):
         for x, dx in zip(entry.raw_inputs, dxs):
             if dx is None or id(x) not in reach:
                 continue
-            pending.setdefault(id(x), []).append(grad_util.reduce_to(dx, x))
+            pending.setdefault(id(x), []).append(reduce_to(dx, x))
     out = []
     for s in sources:
         parts = pending.get(id(s))
-        out.append(None if not parts else grad_util.add_all(parts))
+        out.append(None if not parts else add_all(parts))
     return out
 
 
@@ -303,7 +342,7 @@ def _reads_variables(op_cls) -> bool:
     """ReadVariableOp, or an op that reads a Variable operand in its kernel (not an assign)."""
     found = _READS.get(op_cls)
     if found is None:
-        found = _READS[op_cls] = op_cls is grad_util.read_variable_op() or not has_trait(op_cls, ResourceOp)
+        found = _READS[op_cls] = op_cls is read_variable_op() or not has_trait(op_cls, ResourceOp)
     return found
 
 

@@ -10,16 +10,25 @@ the gradient of L = Σₖ⟨uₖ, yₖ⟩ over the float outputs yₖ with fixed
 through ``BatchedGraph``: the gradient graph once, unbatched; the forward graph over stacks of
 perturbed inputs, ``chunk_bytes`` at a time (small batches keep the values in cache, which beats
 one huge batch). With ``promote`` both evaluate in float64 whatever the model's float dtype.
+The differences themselves are ``central_differences.py``'s, as for TensorFlow's checker.
 """
 from __future__ import annotations
 
+import itertools
 import weakref
 
 import numpy as np
 
 import tinytf.dtypes as dtypes
 from tinytf.autodiff.batching import BatchedGraph, _promote_array
+from tinytf.autodiff.central_differences import (
+    central_differences,
+    directional_difference,
+    random_direction,
+    relative_steps,
+)
 from tinytf.autodiff.sparse_batch import SparseBatch
+from tinytf.autodiff.structures import as_tuple
 from tinytf.autodiff.tape import GradientTape
 from tinytf.framework import tf_types
 from tinytf.framework.tensor_spec import TensorSpec
@@ -29,18 +38,15 @@ from tinytf.framework.tensor_spec import TensorSpec
 _CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def _as_list(outputs) -> list:
-    return list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
-
-
 def as_output_list(model):
     """The model with its outputs as a list (a traced function's results)."""
-    return lambda *xs: _as_list(model(*xs))
+    return lambda *xs: list(as_tuple(model(*xs)))
 
 
-def gradient_function(model, n: int, wrt, float_outputs):
-    """``fn(*xs, *us)`` -> tape gradients of Σₖ⟨uₖ, yₖ⟩ for ``xs[wrt]``, the None ones left out;
-    ``present`` (filled when fn runs) lists the positions in ``wrt`` that have a gradient."""
+def gradient_function(model, n: int, wrt, outputs):
+    """``fn(*xs, *us)`` -> tape gradients of Σₖ⟨uₖ, y[outputs[k]]⟩ for ``xs[wrt]``, the None ones left
+    out (with no ``us``: of the outputs themselves, TensorFlow's checker); ``present`` (filled when
+    fn runs) lists the positions in ``wrt`` that have a gradient."""
     present: list[int] = []
 
     def gradient(*args):
@@ -48,8 +54,11 @@ def gradient_function(model, n: int, wrt, float_outputs):
         with GradientTape() as tape:
             for j in wrt:
                 tape.watch(xs[j])
-            ys = _as_list(model(*xs))
-        found = tape.gradient([ys[k] for k in float_outputs], [xs[j] for j in wrt], output_gradients=list(us))
+            ys = as_tuple(model(*xs))
+        if not ys:
+            raise ValueError("gradcheck: the model returned no outputs")
+        found = tape.gradient([ys[k] for k in outputs], [xs[j] for j in wrt],
+                              output_gradients=list(us) if us else None)
         present[:] = [k for k, g in enumerate(found) if g is not None]
         return [found[k] for k in present]
 
@@ -113,46 +122,35 @@ class VectorizedModel:
         return self._project(outs, stack.shape[0])
 
     def numerical_full(self, j: int, eps: float, chunk_bytes: int, tick=None) -> np.ndarray:
-        """dL/dθ for every element of input ``j``: central differences, 2N evaluations in batches."""
+        """dL/dθ for every element of input ``j``: central differences, 2N evaluations in batches,
+        each batch one ``SparseBatch`` of its elements' plus and minus perturbations."""
         theta = self.arrays[j]
-        flat = theta.reshape(-1)
-        n = flat.size
-        steps = eps * np.maximum(1.0, np.abs(flat))
-        plus, minus = flat + steps, flat - steps
-        span = plus - minus  # the step actually taken, after rounding
-        out = np.empty(n, self.eval_dtype)
-        # A first small batch measures the memory per item (small while the perturbations stay
-        # sparse, the whole input once an op materialises them); it sizes the other batches.
-        chunk, s = min(n, 16), 0
-        while s < n:
-            e = min(n, s + chunk)
-            c = e - s
+        steps = relative_steps(theta, eps)
+        n = steps.size
+        first_stats: dict = {}
+
+        def evaluate(s, e):
             index = np.arange(s, e)
             stack = SparseBatch(theta, np.concatenate([index, index])[:, None],
-                                np.concatenate([plus[s:e], minus[s:e]])[:, None])
-            stats: dict | None = {} if s == 0 else None
-            values = self._run_batch(j, stack, stats)
-            out[s:e] = (values[:c] - values[c:]) / span[s:e]
-            if stats is not None:
-                per_item = max(stats.get("max_bytes_per_item", 0), self.max_bytes // 64, 64)
-                chunk = int(max(1, min(n, chunk_bytes // (2 * per_item), 1 << 14)))
-            s = e
-            if tick is not None:
-                tick(e)
-        return out.reshape(theta.shape)
+                                np.concatenate([steps.plus[s:e], steps.minus[s:e]])[:, None])
+            values = self._run_batch(j, stack, first_stats if s == 0 else None)
+            return values[:e - s], values[e - s:]
+
+        def batch_sizes():
+            # A first small batch measures the memory per item (small while the perturbations stay
+            # sparse, the whole input once an op materialises them); it sizes the other batches.
+            yield min(n, 16)
+            per_item = max(first_stats.get("max_bytes_per_item", 0), self.max_bytes // 64, 64)
+            yield from itertools.repeat(int(max(1, min(n, chunk_bytes // (2 * per_item), 1 << 14))))
+
+        return central_differences(steps, evaluate, batch_sizes(), self.eval_dtype, tick).reshape(theta.shape)
 
     def direction(self, j: int) -> np.ndarray:
-        v = self.rng.standard_normal(self.arrays[j].shape)
-        norm = np.linalg.norm(v)
-        return (v / norm if norm else v).astype(self.arrays[j].dtype)
+        return random_direction(self.rng, self.arrays[j])
 
     def numerical_directional(self, j: int, v: np.ndarray, eps: float) -> float:
         """dL/dθ · v by one central difference along v (two evaluations, one batch)."""
-        theta = self.arrays[j]
-        h = eps * max(1.0, float(np.max(np.abs(theta), initial=0.0)))
-        stack = np.stack([theta + h * v, theta - h * v])
-        values = self._run_batch(j, stack)
-        return float((values[0] - values[1]) / (2 * h))
+        return directional_difference(self.arrays[j], v, eps, lambda stack: self._run_batch(j, stack))
 
 
 class _Traced:
@@ -161,10 +159,7 @@ class _Traced:
     def __init__(self, model, specs, wrt, trace, promote):
         n = len(specs)
 
-        def forward(*xs):
-            return _as_list(model(*xs))
-
-        func_op, module, self.forward_captures = trace(forward, list(specs))
+        func_op, module, self.forward_captures = trace(as_output_list(model), list(specs))
         self.forward = BatchedGraph(func_op, promote, module)
         result_types = list(func_op.function_type.outputs.data)
         out_specs = [TensorSpec(tf_types.shape_of(t), tf_types.dtype_of(t)) for t in result_types]

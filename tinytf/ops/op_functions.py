@@ -1,40 +1,52 @@
-"""Public op functions found by name when a gradient rule runs, so op families need not import each other.
+"""Public op functions found by name: the one lookup the gradient rules, the tape and the tensor
+operators use, so op families (and the layers above) need not import each other.
 
     %s = "tf.Shape"(%x) : (tensor<?x3xf32>) -> tensor<2xi32>    // shape_tensor(x) when x's shape is dynamic
 
-``ops.multiply(...)`` looks ``multiply`` up in whichever tinytf.ops module defines it, on first use:
-gradients run after every module is imported, and the families may move between files.
+``op_function("multiply")`` (or ``ops.multiply``) finds ``multiply`` in whichever tinytf.ops module
+defines it, on first use, and keeps it: gradients run after every module is imported, and the
+families may move between files. A name no module defines raises ``UnimplementedError``.
 """
 from __future__ import annotations
 
 import numpy as np
 
+from tinytf.errors import UnimplementedError
+
 __all__: list[str] = []  # no public op functions: tt.math / tt.nn must not pick these up
+
+_FOUND: dict = {}
+
+
+def op_function(name: str):
+    """The public op function ``name`` (``add``, ``less``, ...) of whichever tinytf.ops module defines it."""
+    found = _FOUND.get(name)
+    if found is None:
+        found = _FOUND[name] = _find(name)
+    return found
+
+
+def _find(name: str):
+    import importlib
+    import pkgutil
+
+    import tinytf.ops as ops
+
+    for info in pkgutil.iter_modules(ops.__path__):
+        module = importlib.import_module(f"tinytf.ops.{info.name}")
+        candidate = vars(module).get(name)
+        if callable(candidate) and getattr(candidate, "__module__", None) == module.__name__:
+            return candidate
+    raise UnimplementedError(f"the op function '{name}' is not implemented in tinytf.ops", name)
 
 
 class OpFunctions:
-    """``ops.multiply``: the public op function ``multiply`` of whichever tinytf.ops module defines it."""
-
-    def __init__(self):
-        self._found: dict = {}
+    """``ops.multiply``: ``op_function("multiply")``, spelled as an attribute."""
 
     def __getattr__(self, name):
-        found = self.__dict__.get("_found", {}).get(name)
-        if found is None:
-            import importlib
-            import pkgutil
-
-            import tinytf.ops as ops
-
-            for info in pkgutil.iter_modules(ops.__path__):
-                module = importlib.import_module(f"tinytf.ops.{info.name}")
-                candidate = vars(module).get(name)
-                if callable(candidate) and getattr(candidate, "__module__", None) == module.__name__:
-                    found = self._found[name] = candidate
-                    break
-            else:
-                raise AttributeError(f"no public op function '{name}' in tinytf.ops")
-        return found
+        if name.startswith("_"):  # Python's protocols (__deepcopy__, ...) ask for these: not op functions
+            raise AttributeError(name)
+        return op_function(name)
 
 
 ops = OpFunctions()

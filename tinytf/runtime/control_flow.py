@@ -23,7 +23,7 @@ import numpy as np
 from xdsl.dialects.builtin import ArrayAttr, SymbolRefAttr
 
 import tinytf.dtypes as dtypes
-from tinytf.autodiff import grad_util
+from tinytf.autodiff.structures import flatten, pack_as
 from tinytf.autodiff.tape import record_call
 from tinytf.errors import InvalidArgumentError
 from tinytf.framework import context
@@ -118,7 +118,7 @@ def _traced_branches(ctx: TracingContext, selector, fns: list, names: list, labe
         with context.pushed(body):
             results.append(fn())
             # here, so that an enclosing tensor or variable returned as it is becomes a capture now
-            flats.append([None if v is None else symbolic(body, v) for v in grad_util.flatten(results[-1])])
+            flats.append([None if v is None else symbolic(body, v) for v in flatten(results[-1])])
         bodies.append(body)
     externals = bodies[-1].externals
     for body in bodies[:-1]:  # the captures a later branch added
@@ -147,7 +147,7 @@ def _traced_branches(ctx: TracingContext, selector, fns: list, names: list, labe
     flat = [None] * len(flats[0])
     for i, r in zip(kept, outs):
         flat[i] = r
-    return grad_util.pack_as(results[0], flat)
+    return pack_as(results[0], flat)
 
 
 def call_branches(ctx: TracingContext, selector, branches: tuple, externals: list, specs: list, stateless: bool,

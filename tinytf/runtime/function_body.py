@@ -19,8 +19,9 @@ from xdsl.dialects.builtin import ArrayAttr, StringAttr, SymbolRefAttr
 from xdsl.ir import Region
 
 import tinytf.dtypes as dtypes
-from tinytf.autodiff import grad_util
+from tinytf.autodiff.gradient_arithmetic import zeros_like
 from tinytf.autodiff.tape import GradientTape
+from tinytf.autodiff.tensor_protocol import is_differentiable, variable_of
 from tinytf.errors import InvalidArgumentError, UnimplementedError
 from tinytf.framework import context
 from tinytf.framework.op import ResourceOp, has_trait
@@ -56,7 +57,7 @@ class BodyContext(TracingContext):
             self.external(outer)
 
     def execute(self, op_cls, inputs, attrs, result_specs=None):
-        handles = [grad_util.variable_of(x) for x in inputs]
+        handles = [variable_of(x) for x in inputs]
         if op_cls is ReadVariableOp and handles and handles[0] is not None:
             if id(handles[0]) in self.writes:
                 self.reads_written = True
@@ -128,21 +129,21 @@ def argument_spec(x) -> TensorSpec:
 
 def variable_spec(x) -> TensorSpec | None:
     """The value spec of the variable ``x`` is or stands for (None for other tensors)."""
-    var = grad_util.variable_of(x)
+    var = variable_of(x)
     return None if var is None else TensorSpec(var.shape, var.dtype)
 
 
 def zeros_for(x):
     """Zeros shaped like ``x``'s value: a tensor, or the variable a resource stands for."""
-    return grad_util.zeros_for(variable_spec(x) or x)
+    return zeros_like(variable_spec(x) or x)
 
 
 def differentiable(x) -> bool:
     """A float tensor, or a trainable float variable (or a resource standing for one)."""
-    variable = grad_util.variable_of(x)
+    variable = variable_of(x)
     if variable is not None:
         return variable.trainable and variable.dtype.is_differentiable
-    return grad_util.is_differentiable(x)
+    return is_differentiable(x)
 
 
 def join_specs(a: TensorSpec, b: TensorSpec) -> TensorSpec:

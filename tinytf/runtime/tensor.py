@@ -14,25 +14,11 @@ from __future__ import annotations
 import numpy as np
 
 import tinytf.dtypes as dtypes
-from tinytf.errors import InvalidArgumentError, UnimplementedError
+from tinytf.errors import InvalidArgumentError
+from tinytf.framework.tensor_shape import TensorShape
+from tinytf.ops.op_functions import op_function  # the one lookup by name: found once, then cached
 
-_FUNCTIONS: dict = {}
-
-
-def op_function(name: str):
-    """The public op function ``name`` (``add``, ``less``, ...) from the op library, found on first use."""
-    fn = _FUNCTIONS.get(name)
-    if fn is None:
-        from tinytf.runtime.namespaces import op_modules
-
-        for module in op_modules():
-            fn = getattr(module, name, None)
-            if callable(fn) and getattr(fn, "__module__", None) == module.__name__:
-                break
-        else:
-            raise UnimplementedError(f"the op function '{name}' is not implemented yet", name)
-        _FUNCTIONS[name] = fn
-    return fn
+_new_shape = tuple.__new__  # numpy's shape is already a tuple of ints: no checking
 
 
 def _binary(name: str, reflected: bool = False):
@@ -136,8 +122,9 @@ class Tensor(TensorOps):
         self._value = value if isinstance(value, np.ndarray) else np.asarray(value)
 
     @property
-    def shape(self) -> tuple:
-        return self._value.shape
+    def shape(self) -> TensorShape:
+        """The shape, a ``TensorShape`` (a tuple): ``x.shape.as_list()``, ``x.shape == (2, 3)``."""
+        return _new_shape(TensorShape, self._value.shape)
 
     @property
     def dtype(self):

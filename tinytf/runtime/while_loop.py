@@ -22,7 +22,8 @@ import itertools
 
 import numpy as np
 
-from tinytf.autodiff import grad_util
+from tinytf.autodiff.gradient_arithmetic import zeros_like
+from tinytf.autodiff.structures import flatten, pack_as
 from tinytf.errors import InvalidArgumentError
 from tinytf.framework import context
 from tinytf.framework.tensor_spec import TensorSpec
@@ -60,9 +61,9 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
     structure = [loop_vars] if single else loop_vars
     ctx = tracing_context()
     if ctx is None:  # as TensorFlow's eager loop: loop variables are tensors from the start
-        values, count = [convert_to_tensor(x) for x in grad_util.flatten(structure)], 0
+        values, count = [convert_to_tensor(x) for x in flatten(structure)], 0
         while (maximum_iterations is None or count < maximum_iterations) and \
-                truth(cond(*grad_util.pack_as(structure, values)), "tt.while_loop"):
+                truth(cond(*pack_as(structure, values)), "tt.while_loop"):
             new = [convert_to_tensor(x, dtype_hint=v.dtype) for x, v in zip(_flat_body(body, structure, values), values)]
             _check_dtypes(values, new)
             values, count = new, count + 1
@@ -70,21 +71,21 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         invariants = None if shape_invariants is None else \
             _leaves_like(structure, [shape_invariants] if single else shape_invariants)
         values = _traced_while(ctx, cond, body, structure, maximum_iterations, parallel_iterations, invariants)
-    result = grad_util.pack_as(structure, values)
+    result = pack_as(structure, values)
     if single:
         return result[0]
     return type(loop_vars)(*result) if hasattr(loop_vars, "_fields") else type(loop_vars)(result)
 
 
 def _flat_body(body, structure, values: list) -> list:
-    new = body(*grad_util.pack_as(structure, values))
+    new = body(*pack_as(structure, values))
     if len(structure) == 1 and not isinstance(new, (list, tuple)):
         new = [new]  # as TensorFlow: one loop variable, the body may return it bare
     if fb.structure_of(new) != fb.structure_of(structure):
         got = len(new) if isinstance(new, (list, tuple)) else 1
         raise InvalidArgumentError(f"tt.while_loop: body returned {got} values for {len(structure)} loop variables "
                                    f"(or another structure: {fb.structure_of(new)})", "tf.While")
-    return grad_util.flatten(new)
+    return flatten(new)
 
 
 def _check_dtypes(before: list, after: list) -> None:
@@ -120,7 +121,7 @@ def _traced_while(ctx: TracingContext, cond, body, structure, maximum_iterations
                   invariants=None) -> list:
     """Trace cond and body with an iteration counter in front of the loop variables (TensorFlow's form),
     append the ``tf.While`` and record it on the tapes; the final loop variables."""
-    initial = [symbolic(ctx, np.int32(0))] + [symbolic(ctx, x) for x in grad_util.flatten(structure)]
+    initial = [symbolic(ctx, np.int32(0))] + [symbolic(ctx, x) for x in flatten(structure)]
     specs = [TensorSpec(x.shape, x.dtype) for x in initial]
     if invariants is not None:
         specs[1:] = [_invariant(x, shape) for x, shape in zip(initial[1:], invariants)]
@@ -140,7 +141,7 @@ def _traced_while(ctx: TracingContext, cond, body, structure, maximum_iterations
         cond_ctx = BodyContext(f"while_cond_{n}", specs, ctx, shared=body_ctx.externals, writes=body_ctx.writes)
         with context.pushed(cond_ctx):
             counter, *values = cond_ctx.inputs
-            pred = symbolic(cond_ctx, cond(*grad_util.pack_as(structure, values)))
+            pred = symbolic(cond_ctx, cond(*pack_as(structure, values)))
             check_predicate(pred.dtype, pred.shape, "tt.while_loop")
             if maximum_iterations is not None:
                 pred = logical_and(counter < maximum_iterations, pred)
@@ -193,7 +194,7 @@ class WhileCall:
         captured = [j for j in captured if fb.used(fn, n + j)]  # (one only the condition reads has none)
         states = _recorded_states(fn, initial, externals, iterations, op.outputs[1:n], op.raw_attrs["bound"],
                                   ctx.for_xla)
-        upstream = [dys[i] if dys[i] is not None else grad_util.zeros_like(op.outputs[i]) for i in carried]
+        upstream = [dys[i] if dys[i] is not None else zeros_like(op.outputs[i]) for i in carried]
         sums = [fb.zeros_for(externals[j]) for j in captured]
 
         def step(k, state_grads, capture_grads):
