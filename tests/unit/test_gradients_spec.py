@@ -22,7 +22,7 @@ import pytest
 
 import tinytf as tt
 from tinytf import gradcheck as gc
-from tinytf.framework.op import REGISTRY, NotDifferentiable, has_trait
+from tinytf.framework.op import REGISTRY, NotDifferentiable, calls_functions, has_trait
 
 # --- operand kinds ------------------------------------------------------------------------------
 
@@ -152,6 +152,18 @@ SPECS = [
     S("tf.BatchMatMulV2", [U((2, 3, 2)), U((1, 4, 3))], {"adj_x": True, "adj_y": True}, id="BatchMatMulV2-adj"),
     S("tf.Einsum", [U((2, 3)), U((3, 4))], {"equation": "ij,jk->ik"}),
     S("tf.Einsum", [U((2, 2, 3)), U((2, 3))], {"equation": "bij,bj->bi"}, id="Einsum-batch"),
+    S("tf.Einsum", [U((2, 2, 2, 3)), U((3, 2))], {"equation": "...ij,jk->...ik"}, id="Einsum-ellipsis-dense"),
+    S("tf.Einsum", [U((2, 1, 2, 3)), U((3, 3, 2))], {"equation": "...ij,...jk->...ik"},
+      id="Einsum-ellipsis-broadcast"),
+    S("tf.Einsum", [U((3, 3))], {"equation": "ii->i"}, id="Einsum-diagonal"),
+    S("tf.Einsum", [U((3, 3))], {"equation": "ii->"}, id="Einsum-trace"),
+    S("tf.Einsum", [U((2, 2, 3)), U((3,))], {"equation": "iij,j->i"}, id="Einsum-diagonal-contract"),
+    S("tf.Einsum", [U((2, 3)), U((3, 2))], {"equation": "ij,jk->i"}, id="Einsum-summed-away"),
+    S("tf.Einsum", [U((2, 3))], {"equation": "ij->ji"}, id="Einsum-transpose"),
+    S("tf.Einsum", [U((2, 3))], {"equation": "ij->"}, id="Einsum-sum-all"),
+    S("tf.Einsum", [U((2, 3))], {"equation": "ij->j"}, id="Einsum-sum-axis"),
+    S("tf.Einsum", [U((2, 3, 3))], {"equation": "...ii->...i"}, id="Einsum-batch-diagonal"),
+    S("tf.Einsum", [U((3,))], {"equation": "i->ii"}, id="Einsum-inflate"),
     S("tf.BiasAdd", [x23, x3]), S("tf.BiasAdd", [U((2, 3, 2, 2)), x3], {"data_format": "NCHW"}, id="BiasAdd-NCHW"),
     S("tf.BiasAddGrad", [U((2, 2, 3))]),
     # reductions and scans
@@ -209,7 +221,7 @@ SPECS = [
 ]
 
 # Differentiable ops whose operands are functions of a module: checked through their own tests.
-CONTROL_FLOW = {"tf.If", "tf.StatelessIf", "tf.Case", "tf.While"}
+CONTROL_FLOW = {name for name, cls in REGISTRY.items() if calls_functions(cls) is not None}
 # Reads a variable: its gradient is the tape's variable path (tests/unit/test_tape.py).
 VARIABLE_READS = {"tf.ReadVariableOp"}
 

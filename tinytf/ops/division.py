@@ -54,6 +54,7 @@ class RealDiv(Binary):
     """x / y for floats and complex.  %z = "tf.RealDiv"(%x, %y) : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>"""
 
     name = "tf.RealDiv"
+    UFUNC: ClassVar = np.divide
     TYPES: ClassVar = FLOAT_COMPLEX  # TensorFlow registers no integer kernel
 
     @staticmethod
@@ -120,7 +121,11 @@ class DivNoNan(Binary):
 
 
 def div_no_nan(x, y, name=None):
+    """``tt.math.divide_no_nan`` (TF2's name; ``div_no_nan`` is TF1's): x / y, 0 where y == 0."""
     return DivNoNan.bind(x, y)
+
+
+divide_no_nan = div_no_nan
 
 
 @register
@@ -176,4 +181,6 @@ mod = floormod
 
 
 # The public op functions (tt.math / tt.<name>); the other module-level names are helpers.
-__all__ = ["realdiv", "truediv", "divide", "div_no_nan", "floordiv", "floormod", "mod"]
+__all__ = ["realdiv", "truediv", "divide", "div_no_nan", "divide_no_nan", "floordiv", "floormod", "mod"]
+# TensorFlow 2 exports divide_no_nan as tf.math.divide_no_nan only (tf.div_no_nan is TF1's top-level name).
+__namespaces__ = {"divide_no_nan": ("math",)}

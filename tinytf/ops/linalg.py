@@ -166,8 +166,6 @@ def _einsum_shape(op_name, equation, specs):
     for label in out_labels:
         if label != "..." and label not in sizes:
             raise InvalidArgumentError(f"{op_name}: output label '{label}' of '{equation}' is in no input", op_name)
-        if label != "..." and out_labels.count(label) > 1:
-            raise UnimplementedError(f"{op_name}: repeated output label '{label}' in '{equation}'", op_name)
     if ellipsis and "..." not in out_labels:
         raise InvalidArgumentError(
             f"{op_name}: Output contains {len(ellipsis)} broadcasting dimension(s) but no ellipsis (...) was "
@@ -180,8 +178,9 @@ def _einsum_shape(op_name, equation, specs):
 
 @register
 class Einsum(Op):
-    """Einstein summation of one or two inputs; ``...`` broadcasts, a label repeated in one input takes
-    its diagonal.  %o = "tf.Einsum"(%a, %b) <{equation = "ij,kj->ik"}> : (...) -> tensor<3x4xf32>
+    """Einstein summation of one or two inputs; ``...`` broadcasts, a label repeated in an input takes
+    its diagonal, a label repeated in the output fills a diagonal (zeros elsewhere: "i->ii", which
+    gradients need).  %o = "tf.Einsum"(%a, %b) <{equation = "ij,kj->ik"}> : (...) -> tensor<3x4xf32>
     """
 
     name = "tf.Einsum"
@@ -200,63 +199,145 @@ class Einsum(Op):
 
     @staticmethod
     def compute(xp, *inputs, equation):
+        lhs, out = equation.split("->")
+        unique = "".join(dict.fromkeys(_labels(out)))
         if xp is np and _low_precision(inputs[0]):
-            return np.einsum(equation, *(a.astype(np.float32) for a in inputs)).astype(inputs[0].dtype)
-        return xp.asarray(xp.einsum(equation, *inputs))
+            y = np.einsum(f"{lhs}->{unique}", *(a.astype(np.float32) for a in inputs))
+            return _inflate(np, y, out).astype(inputs[0].dtype)
+        return xp.asarray(_inflate(xp, xp.einsum(f"{lhs}->{unique}", *inputs), out))
 
     @staticmethod
     def grad(op, do):  # Given upstream grad U and O = einsum(s_x,s_y->s_o): dX = einsum(s_o,s_y->s_x), likewise dY
         ins, out = parse_equation(op.name, op.attrs["equation"], len(op.inputs))
+        if len(ins) == 1:
+            return [_operand_grad(do, out, ins[0], op.inputs[0])]
+        if "..." in out:  # "...ij,jk->...ik": y's gradient "...ik,...ij->jk..." sums the batch dims away
+            ins = [t if "..." in t else t + "..." for t in ins]
+        skip = getattr(op, "skip_input_indices", None) or ()
         grads = []
-        for i, term in enumerate(ins):
-            labels = [c for c in _labels(term) if c != "..."]
-            if len(set(labels)) != len(labels):
-                raise UnimplementedError(f"{op.name}: gradient of a repeated label in '{term}'", op.name)
-            others = [ins[j] for j in range(len(ins)) if j != i]
-            avail = set(_labels(out)).union(*(_labels(t) for t in others))
-            kept = "".join(c for c in _labels(term) if c in avail)
-            eq = ",".join([out] + others) + "->" + kept
-            g = Einsum.bind(do, *(op.inputs[j] for j in range(len(ins)) if j != i), equation=eq)
-            if kept != term.replace("...", "."):
-                g = _expand_summed(g, op.inputs[i], term, avail)
-            grads.append(g)
+        for i in range(2):
+            if i in skip:  # no product for a gradient nobody wants
+                grads.append(None)
+                continue
+            x, other = op.inputs[i], _conj(op.inputs[1 - i])
+            g = _operand_grad(do, out, ins[i], x, other, ins[1 - i])
+            grads.append(_unbroadcast(g, x, ins[i]))
         return grads
 
 
-def _expand_summed(g, x, term, avail):
-    """Broadcast ``g`` back over the labels of ``x`` that were summed away inside its own term."""
-    from tinytf.ops.array import ones_like
-    from tinytf.ops.shape import reshape
+_ALPHABET = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
-    shape = x.shape
-    if shape is None or any(d is None for d in shape):
-        raise UnimplementedError("tf.Einsum: gradient over summed labels needs a static input shape", "tf.Einsum")
-    labels = _labels(term)
-    width = len(shape) - (len(labels) - ("..." in labels))
-    kept_shape, pos = [], 0
+
+def _inflate(xp, y, out: str):
+    """``y``, whose axes are ``out``'s labels once each, spread onto ``out``'s repeated labels with zeros
+    off the diagonal: "i->ii" is einsum("i,ij->ij", y, eye). (A no-op when no label repeats.)"""
+    labels = _labels(out)
+    unique = list(dict.fromkeys(labels))
+    if len(unique) == len(labels):
+        return y
+    width = y.ndim - (len(unique) - ("..." in unique))
+    sizes, pos = {}, 0
+    for label in unique:
+        if label != "...":
+            sizes[label] = y.shape[pos]
+        pos += width if label == "..." else 1
+    fresh = iter(c for c in _ALPHABET if c not in out)
+    seen: set[str] = set()
+    result, eyes, eye_terms = [], [], []
     for label in labels:
-        if label == "...":
-            kept_shape.extend(shape[pos:pos + width])
-            pos += width
-        else:
-            kept_shape.append(shape[pos] if label in avail else 1)
-            pos += 1
-    from tinytf.ops.math import multiply
+        if label == "..." or label not in seen:
+            seen.add(label)
+            result.append(label)
+            continue
+        twin = next(fresh, None)
+        if twin is None:
+            raise UnimplementedError(f"tf.Einsum: too many labels to fill the diagonals of '{out}'", "tf.Einsum")
+        result.append(twin)
+        eye_terms.append(label + twin)
+        eyes.append(xp.eye(sizes[label], dtype=y.dtype))
+    return xp.einsum(",".join(["".join(unique)] + eye_terms) + "->" + "".join(result), y, *eyes)
 
-    return multiply(reshape(g, kept_shape), ones_like(x))
+
+def _operand_grad(do, out, term, x, other=None, other_term=None):
+    """The gradient of einsum(term[,other_term]->out) for the operand ``x`` of ``term``, over the broadcast
+    batch dims (TensorFlow's _GetGradWrt). Labels of ``term`` in neither ``out`` nor ``other_term`` were
+    summed inside ``x``: the gradient of the rest comes first, then an einsum against ones spreads it
+    over them (and over the diagonals of repeated labels)."""
+    from tinytf.ops.array import ones_like
+
+    others, other_terms = ([other], "," + other_term) if other is not None else ([], "")
+    present = set(_labels(out)) | set(_labels(other_term or ""))
+    if all(c in present or c == "..." for c in _labels(term)):
+        return Einsum.bind(do, *others, equation=f"{out}{other_terms}->{term}")
+    kept = "".join(dict.fromkeys(c for c in _labels(term) if c in present or c == "..."))
+    g = do if not others and kept == out else Einsum.bind(do, *others, equation=f"{out}{other_terms}->{kept}")
+    return Einsum.bind(g, ones_like(x), equation=f"{kept},{term}->{term}")
+
+
+def _unbroadcast(g, x, term):
+    """``g`` (``x``'s gradient with the broadcast batch dims at ``...``) summed over the batch dims ``x``
+    lacks or has as 1, in ``x``'s shape. Static shapes decide, as in the tape's reduce_to."""
+    from tinytf.ops.reduction import reduce_sum
+    from tinytf.ops.shape import reshape, shape
+
+    xs, gs = _static_shape(x), _static_shape(g)
+    if "..." not in term or xs is None or gs is None or (xs == gs and None not in xs):
+        return g
+    labels = _labels(term)
+    start = labels.index("...")
+    after = len(labels) - start - 1
+    xb, gb = xs[start:len(xs) - after], gs[start:len(gs) - after]
+    lead = len(gb) - len(xb)
+    axes = [start + k for k in range(lead)] + [start + lead + i for i, d in enumerate(xb) if d == 1 and gb[lead + i] != 1]
+    if axes:
+        g = reduce_sum(g, axis=axes)
+    if _static_shape(g) != xs:
+        g = reshape(g, list(xs) if None not in xs else shape(x))
+    return g
+
+
+def _static_shape(x):
+    s = getattr(x, "shape", None)
+    if s is None or getattr(s, "rank", 0) is None:
+        return None
+    return tuple(None if d is None else int(d) for d in s)
+
+
+def _conj(x):
+    """conj(x) for a complex x (TensorFlow differentiates complex einsums against the conjugates)."""
+    if not x.dtype.is_complex:
+        return x
+    from tinytf.ops.transpose import transpose
+
+    rank = _static_shape(x)
+    if rank is None:
+        raise UnimplementedError("tf.Einsum: gradient of a complex einsum needs operands of known rank", "tf.Einsum")
+    return transpose(x, list(range(len(rank))), conjugate=True)
 
 
 def einsum(equation, *inputs, name=None):
-    """``tt.einsum("ij,jk->ik", a, b)``; implicit-output equations (no ``->``) get numpy's output order."""
+    """``tt.einsum("ij,jk->ik", a, b)``, as TensorFlow's: an implicit output (no ``->``) is the labels
+    that occur once, sorted (``...`` counts as one label, and comes first); three or more inputs are
+    contracted pairwise, left to right, each step keeping the labels that the output or a later input
+    still needs."""
+    equation = equation.replace(" ", "")
     if "->" not in equation:
-        ins = equation.replace(" ", "").split(",")
         counts: dict[str, int] = {}
-        for term in ins:
+        for term in equation.split(","):
             for c in _labels(term):
                 counts[c] = counts.get(c, 0) + 1
-        out = ("..." if "..." in counts else "") + "".join(sorted(c for c, n in counts.items() if n == 1 and c != "..."))
-        equation = ",".join(ins) + "->" + out
-    return Einsum.bind(*inputs, equation=equation.replace(" ", ""))
+        equation += "->" + "".join(sorted((c for c, n in counts.items() if n == 1), key=lambda c: (c != "...", c)))
+    lhs, out = equation.split("->", 1)
+    terms = lhs.split(",")
+    if len(terms) <= 2 or len(terms) != len(inputs):
+        return Einsum.bind(*inputs, equation=equation)
+    acc, acc_term = inputs[0], terms[0]
+    for k in range(1, len(terms)):
+        later = set(_labels(out)).union(*(_labels(t) for t in terms[k + 1:]))
+        step = "".join(dict.fromkeys(c for c in _labels(acc_term + terms[k]) if c in later))
+        acc = Einsum.bind(acc, inputs[k], equation=f"{acc_term},{terms[k]}->{out if k == len(terms) - 1 else step}")
+        acc_term = step
+    return acc
 
 
 def matvec(a, b, transpose_a=False, adjoint_a=False, a_is_sparse=False, b_is_sparse=False, name=None):
