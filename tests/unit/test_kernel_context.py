@@ -17,7 +17,6 @@ from tinytf.framework.op import REGISTRY
 from tinytf.framework.variables import RefVariable, RWLock, Variable
 from tinytf.runtime import forwarding
 from tinytf.runtime.executor import Program
-from tinytf.runtime.forwarding import FORWARDING_KERNELS
 
 
 def ctx_of(*inputs, num_outputs=1):
@@ -327,7 +326,15 @@ def test_rwlock_reentry_and_misuse():
 
 # --- forwarding in the graph executor (tinytf/runtime/forwarding.py) -------------------------------
 
-@pytest.mark.parametrize("name", sorted(FORWARDING_KERNELS))
+FORWARDING_OPS = sorted(n for n, c in REGISTRY.items() if forwarding.writer(c) is not None)
+
+
+def test_the_ops_with_forwarding_writers_are_declared_by_their_classes():
+    assert {"tf.AddV2", "tf.Mul", "tf.Tanh", "tf.Square", "tf.Relu", "tf.TanhGrad"} <= set(FORWARDING_OPS)
+    assert all(getattr(REGISTRY[n], "compute_into", None) or getattr(REGISTRY[n], "UFUNC", None) for n in FORWARDING_OPS)
+
+
+@pytest.mark.parametrize("name", FORWARDING_OPS)
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_forwarding_kernels_are_bit_identical_to_compute(name, dtype):
     cls = REGISTRY[name]
@@ -339,7 +346,7 @@ def test_forwarding_kernels_are_bit_identical_to_compute(name, dtype):
     with np.errstate(all="ignore"):
         want = cls.compute(np, *arrays)
         out = np.empty_like(arrays[0])
-        FORWARDING_KERNELS[name]([a.copy() for a in arrays], out)
+        forwarding.writer(cls)([a.copy() for a in arrays], out)
     np.testing.assert_array_equal(out, want)
     assert out.dtype == want.dtype
 
@@ -361,7 +368,7 @@ def test_forwarding_program_reuses_dying_buffers(monkeypatch):
     outs = {}
     for label in ("liveness only", "forwarding"):
         if label == "liveness only":  # the same executor without forwarding kernels
-            monkeypatch.setattr(forwarding, "FORWARDING_KERNELS", {})
+            monkeypatch.setattr(forwarding, "ENABLED", False)
         else:
             monkeypatch.undo()
         program = Program(module)

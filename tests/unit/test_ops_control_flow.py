@@ -9,7 +9,7 @@ from xdsl.traits import Pure
 
 from tinytf import dtypes, mlir
 from tinytf.errors import InvalidArgumentError, UnimplementedError
-from tinytf.framework.op import NoConstantFold, has_trait
+from tinytf.framework.op import NoConstantFold, calls_functions, has_trait
 from tinytf.framework.tensor_spec import TensorSpec
 from tinytf.ops import control_flow as cf
 
@@ -48,11 +48,17 @@ def test_fixture_prints_the_control_flow_ops_as_tensorflow_does():
 
 
 def test_traits():
-    for cls in (cf.If, cf.StatelessIf, cf.While, cf.Case):
-        assert has_trait(cls, cf.ExecutedByExecutor)
+    kinds = {cf.If: "if", cf.StatelessIf: "if", cf.While: "while", cf.StatelessWhile: "while", cf.Case: "case",
+             cf.StatelessCase: "case"}
+    for cls, kind in kinds.items():
+        assert calls_functions(cls).kind == kind
         assert not hasattr(cls, "compute") and not hasattr(cls, "kernel")
-    assert has_trait(cf.If, NoConstantFold) and has_trait(cf.While, NoConstantFold)
-    assert not has_trait(cf.If, Pure) and has_trait(cf.StatelessIf, Pure)
+    assert calls_functions(cf.If).functions == ("then_branch", "else_branch")
+    assert calls_functions(cf.While).functions == ("cond", "body")
+    for stateful in (cf.If, cf.While, cf.Case):
+        assert has_trait(stateful, NoConstantFold) and not has_trait(stateful, Pure)
+    for stateless in (cf.StatelessIf, cf.StatelessWhile, cf.StatelessCase):
+        assert has_trait(stateless, Pure) and not has_trait(stateless, NoConstantFold)
 
 
 def test_if_infer_uses_tout():

@@ -12,11 +12,10 @@ import tinytf as tt
 from tinytf import dtypes
 from tinytf.errors import InternalError, OpError
 from tinytf.framework.kernel import set_allocation_limit
-from tinytf.framework.op import REGISTRY, ResourceOp, has_trait
-from tinytf.ops.control_flow import ExecutedByExecutor
+from tinytf.framework.op import REGISTRY, ResourceOp, calls_functions, has_trait
 
 OPS = sorted(name for name, cls in REGISTRY.items()
-             if name.startswith("tf.") and not has_trait(cls, ResourceOp) and not has_trait(cls, ExecutedByExecutor)
+             if name.startswith("tf.") and not has_trait(cls, ResourceOp) and calls_functions(cls) is None
              and (callable(getattr(cls, "compute", None)) or callable(getattr(cls, "kernel", None)))
              and "Call" not in name)
 DTYPES = [dtypes.float32, dtypes.float64, dtypes.int32, dtypes.int64, dtypes.bool_, dtypes.int8, dtypes.float16]

@@ -19,9 +19,9 @@ def test_import_tinytf_does_not_import_jax():
     assert out.stdout.strip() == "False False"
 
 
-@pytest.mark.parametrize("name", ["constant", "Variable", "function", "TensorSpec", "load_mlir", "errors", "dtypes",
-                                  "math", "nn", "linalg", "raw_ops", "convert_to_tensor", "zeros", "ones", "fill",
-                                  "Tensor", "add", "matmul", "reduce_sum", "reshape"])
+@pytest.mark.parametrize("name", ["constant", "Variable", "function", "TensorSpec", "TensorShape", "load_mlir",
+                                  "errors", "dtypes", "math", "nn", "linalg", "raw_ops", "convert_to_tensor", "zeros",
+                                  "ones", "fill", "Tensor", "add", "matmul", "reduce_sum", "reshape"])
 def test_curated_names(name):
     assert hasattr(tt, name)
 

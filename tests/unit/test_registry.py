@@ -7,11 +7,15 @@ from xdsl.irdl import operand_def, result_def
 
 import tinytf as tt
 from tinytf import mlir
-from tinytf.framework.op import REGISTRY, RESERVED_FIELD_NAMES, Op, register, tf_name
+from tinytf.framework.op import REGISTRY, RESERVED_FIELD_NAMES, Op, calls_functions, register, tf_name
 
 OPS = sorted(name for name in REGISTRY if name.startswith("tf."))
-EXECUTOR_OPS = {"tf.PartitionedCall", "tf.StatefulPartitionedCall", "tf.If", "tf.StatelessIf", "tf.While",
-                "tf.StatelessWhile", "tf.Case"}
+EXECUTOR_OPS = {name for name in OPS if calls_functions(REGISTRY[name]) is not None}  # run by the engines, by kind
+
+
+def test_the_ops_the_engines_run_by_kind():
+    assert EXECUTOR_OPS == {"tf.PartitionedCall", "tf.StatefulPartitionedCall", "tf.If", "tf.StatelessIf", "tf.While",
+                            "tf.StatelessWhile", "tf.Case", "tf.StatelessCase"}
 
 
 def test_registry_has_the_foundation_ops():

@@ -14,8 +14,7 @@ from test_gradients_spec import SPECS, D, K, Spec, U, i32
 
 import tinytf as tt
 from tinytf import xla
-from tinytf.framework.op import REGISTRY
-from tinytf.xla.values import REF_OPS, TRAINING
+from tinytf.framework.op import REGISTRY, ResourceOp, calls_functions, has_trait
 
 
 class B(U):
@@ -75,9 +74,7 @@ MORE = [
 ]
 # Checked with whole modules in test_xla_compile.py (calls, control flow, variables, optimizer
 # steps; TF1 ref-variable ops are refused, as by TensorFlow's XLA bridge) or as a function's constants.
-MODULE_OPS = {"tf.If", "tf.StatelessIf", "tf.While", "tf.Case", "tf.PartitionedCall", "tf.StatefulPartitionedCall",
-              "tf.ReadVariableOp", "tf.AssignVariableOp", "tf.AssignAddVariableOp", "tf.AssignSubVariableOp",
-              "tf.VarHandleOp", "tf.Const", *TRAINING, *REF_OPS}
+MODULE_OPS = {n for n, c in REGISTRY.items() if calls_functions(c) or has_trait(c, ResourceOp)} | {"tf.Const"}
 ALL = SPECS + MORE
 
 

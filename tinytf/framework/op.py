@@ -10,6 +10,15 @@ carries the op's rules as static methods. An op defines what applies to it:
     grad(op, *dys)                gradient, written with public tinytf ops; ``op`` has ``inputs``,
                                   ``outputs`` (tensors) and ``attrs`` (Python values)
 
+and, where it applies, what the engines ask of it instead of keeping tables of op names:
+
+    UFUNC                         the numpy ufunc that is compute on float arrays (np.add)
+    compute_into(out, *arrays)    compute written into ``out``, bit for bit: a graph may pass a dying
+                                  input's buffer (tinytf/runtime/forwarding.py)
+    update(xp, *values, **attrs)  a VariableUpdate's new variable values (tinytf/ops/variable_updates.py)
+    BATCHING / batch(...)         how to evaluate over a stack of inputs (tinytf/autodiff/batching.py)
+    CallsFunctions trait          the op runs functions of its module (calls, If, Case, While)
+
 ``Op.bind(*inputs, **attrs)`` hands the op to the current context (eager, tracing, or a tape
 wrapping either). That is the whole dispatch story.
 """
@@ -17,7 +26,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.dialects.builtin import FileLineColLoc
+from xdsl.dialects.builtin import ArrayAttr, FileLineColLoc, SymbolRefAttr
 from xdsl.irdl import IRDLOperation, irdl_op_definition, traits_def
 from xdsl.traits import HasCanonicalizationPatternsTrait, OpTrait
 from xdsl.utils.exceptions import VerifyException
@@ -109,7 +118,8 @@ class Op(IRDLOperation):
 
 # What an op class defines besides its operands, results and attributes: the rules (see the module
 # docstring and the engines' declared hooks) and what xDSL's operations already have.
-RULE_NAMES = frozenset({"infer", "compute", "kernel", "lower", "grad", "update", "batch", "bind", "name", "traits"})
+RULE_NAMES = frozenset({"infer", "compute", "compute_into", "kernel", "lower", "grad", "update", "batch", "bind", "name",
+                        "traits"})
 RESERVED_FIELD_NAMES = RULE_NAMES | {k for k in dir(IRDLOperation) if not k.startswith("_")}
 
 
@@ -194,6 +204,51 @@ class ResourceOp(OpTrait):
     """Reads or writes a variable through a resource or ref operand."""
 
 
+@dataclass(frozen=True)
+class ReturnsOperands(OpTrait):
+    """The results are the operands, unchanged (Identity, IdentityN, StopGradient): an engine may pass
+    the values through instead of running the op."""
+
+
+@dataclass(frozen=True)
+class CallsFunctions(OpTrait):
+    """The op runs functions of its module, named by its function attributes ``functions``; ``kind`` says
+    how: "call" the one function, "if" (operand 0 picks the first or the second), "case" (operand 0
+    indexes the list), "while" (cond, body), "cluster" (a compiled cluster: XLA runs the function).
+    Engines run such ops by their kind; the ops have no compute or kernel."""
+
+    kind: str
+    functions: tuple = ()
+
+    def callees(self, op) -> list[str]:
+        """The names of the functions ``op`` calls, in the order of ``functions`` (a list attribute,
+        Case's ``branches``, gives each of its symbols). InvalidArgumentError when one is missing."""
+        names = []
+        for key in self.functions:
+            raw = op.properties.get(key) or op.attributes.get(key)
+            refs = raw.data if isinstance(raw, ArrayAttr) else (raw,)
+            if not refs or not all(isinstance(r, SymbolRefAttr) for r in refs):
+                name = op.op_name.data if hasattr(op, "op_name") else op.name
+                raise InvalidArgumentError(f"'{name}' op needs a function attribute '{key}'", name)
+            names.extend(r.root_reference.data for r in refs)
+        return names
+
+    def callee_arguments(self, op, operand_index: int) -> list[tuple[str, int]]:
+        """(function, argument index) pairs that operand ``operand_index`` of ``op`` becomes: operand 0 of
+        an "if" or "case" is the predicate or index, the rest are the functions' arguments."""
+        if self.kind in ("if", "case"):
+            return [(f, operand_index - 1) for f in self.callees(op)] if operand_index > 0 else []
+        return [(f, operand_index) for f in self.callees(op)]
+
+
+def calls_functions(op_or_cls) -> CallsFunctions | None:
+    """The op's CallsFunctions trait, or None (an op class or an IR op, registered or not)."""
+    return op_or_cls.get_trait(CallsFunctions) if hasattr(op_or_cls, "get_trait") else None
+
+
 def has_trait(op_or_cls, trait: type[OpTrait]) -> bool:
-    return op_or_cls.has_trait(trait) if isinstance(op_or_cls, IRDLOperation) else any(
-        isinstance(t, trait) for t in op_or_cls.traits)
+    """Whether an op class or IR op has ``trait`` (an unregistered op has none: xDSL would say yes; a
+    tape's stand-in for a traced call lists its traits in a tuple)."""
+    if isinstance(op_or_cls.traits, tuple):
+        return any(isinstance(t, trait) for t in op_or_cls.traits)
+    return op_or_cls.has_trait(trait, value_if_unregistered=False)

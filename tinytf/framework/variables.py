@@ -104,11 +104,19 @@ class RWLock:
         return False
 
 
-class Variable:
+class AbstractVariable:
+    """What a resource operand is at run time, as op rules see it: ``dtype``, ``shape`` (None when
+    unknown), ``name`` and ``read()``. A ``Variable`` eagerly and in graphs; under XLA, the lowering's
+    traced stand-in for one (``tinytf.xla.values.Resource``), so one read or update rule serves both."""
+
+    __slots__ = ()
+    is_ref = False  # a TF1 ref variable (RefVariable) rather than a resource
+
+
+class Variable(AbstractVariable):
     """A mutable tensor with a fixed dtype and shape (``None`` dims allowed), read and updated by ops."""
 
     __array_priority__ = 100  # numpy defers ``array + variable`` to us
-    is_ref = False  # a TF1 ref variable (RefVariable) rather than a resource
 
     def __init__(self, initial_value=None, trainable: bool = True, name: str | None = None, dtype=None,
                  shape=None):

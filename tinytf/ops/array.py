@@ -11,11 +11,11 @@ from xdsl.irdl import operand_def, result_def, traits_def, var_operand_def, var_
 from xdsl.traits import ConstantLike, Pure
 
 import tinytf.dtypes as dtypes
-from tinytf.errors import InvalidArgumentError
+from tinytf.errors import InvalidArgumentError, UnimplementedError
 from tinytf.framework import tf_types
 from tinytf.framework.attributes import attr, derived
 from tinytf.framework.kernel import check_allocation
-from tinytf.framework.op import NoConstantFold, NotDifferentiable, Op, register
+from tinytf.framework.op import NoConstantFold, NotDifferentiable, Op, ReturnsOperands, register
 from tinytf.framework.tensor_spec import TensorSpec
 from tinytf.ops.base import fmt_shape
 from tinytf.ops.operands import (
@@ -71,7 +71,7 @@ class Identity(Op):
     name = "tf.Identity"
     input = operand_def()
     output = result_def()
-    traits = traits_def(Pure(), NoConstantFold())
+    traits = traits_def(Pure(), NoConstantFold(), ReturnsOperands())
 
     @staticmethod
     def infer(input):
@@ -79,6 +79,16 @@ class Identity(Op):
 
     @staticmethod
     def compute(xp, input):
+        return input
+
+    @staticmethod
+    def lower(input):
+        # An int8 weight behind tf.Identity (TensorFlow's dequantize pattern) stays an int8 value of the
+        # XLA program: folding the chain, or letting XLA fold it, would store it as float.
+        if isinstance(input, np.ndarray | np.generic) and input.dtype in (np.int8, np.uint8):
+            import jax
+
+            return jax.lax.optimization_barrier(jax.numpy.asarray(input))
         return input
 
     @staticmethod
@@ -97,7 +107,7 @@ class IdentityN(Op):
     name = "tf.IdentityN"
     input = var_operand_def()
     output = var_result_def()
-    traits = traits_def(Pure(), NoConstantFold())
+    traits = traits_def(Pure(), NoConstantFold(), ReturnsOperands())
 
     @staticmethod
     def infer(*input):
@@ -127,8 +137,12 @@ class Cast(Op):
     DstT = derived("type", lambda op: tf_types.dtype_of(op.results[0].type))
     traits = traits_def(Pure())
 
-    @staticmethod
-    def infer(x, *, DstT, Truncate):
+    @classmethod
+    def infer(cls, x, *, DstT, Truncate):
+        # TensorFlow's Cast kernel converts numbers and bools only (strings: tf.strings.as_string and
+        # tf.strings.to_number); a same-type cast is the identity
+        if x.dtype is not None and x.dtype != DstT and "o" in (x.dtype.kind, DstT.kind):
+            raise UnimplementedError(f"{cls.name}: Cast {x.dtype.tf} to {DstT.tf} is not supported", cls.name)
         return TensorSpec(x.shape, DstT)
 
     @staticmethod
@@ -159,7 +173,7 @@ class StopGradient(Op):
     name = "tf.StopGradient"
     input = operand_def()
     output = result_def()
-    traits = traits_def(Pure(), NotDifferentiable())
+    traits = traits_def(Pure(), NotDifferentiable(), ReturnsOperands())
 
     @staticmethod
     def infer(input):

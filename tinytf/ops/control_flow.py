@@ -1,34 +1,27 @@
-"""Functional control flow: If, StatelessIf, While, Case. Branches and bodies are functions in the module.
+"""Functional control flow: If, While, Case and their Stateless forms. Branches and bodies are functions in the module.
 
     %0 = "tf.If"(%pred, %x) <{else_branch = @cond_false, is_stateless = true, then_branch = @cond_true}>
            {Tcond = i1, Tin = [f32], Tout = [f32], device = ""} : (tensor<i1>, tensor<3xf32>) -> tensor<3xf32>
     %1:2 = "tf.While"(%i, %x) <{body = @body, cond = @cond, is_stateless = true, parallel_iterations = 10 : i64,
            shape_invariant}> {T = [i32, f32]} : (tensor<i32>, tensor<3xf32>) -> (tensor<i32>, tensor<3xf32>)
 
-These ops have no kernel of their own: the graph executor runs them by calling the functions their
-``func`` attributes name (the ``ExecutedByExecutor`` trait says so). The type lists TensorFlow prints in
+These ops have no kernel of their own: the engines run them by calling the functions their
+``func`` attributes name (the ``CallsFunctions`` trait says which and how). The type lists TensorFlow prints in
 the attribute dictionary (``Tin``, ``Tout``, ``T``, ``output_shapes``) stay there as discardable
 attributes; the rules read dtypes off the operand and result types instead.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from xdsl.dialects.builtin import ArrayAttr, SymbolRefAttr
 from xdsl.irdl import operand_def, traits_def, var_operand_def, var_result_def
-from xdsl.traits import OpTrait, Pure
+from xdsl.traits import Pure
 
 from tinytf.errors import InvalidArgumentError, UnimplementedError
 from tinytf.framework import tf_types
 from tinytf.framework.attributes import attr, derived
-from tinytf.framework.op import NoConstantFold, Op, register
+from tinytf.framework.op import CallsFunctions, NoConstantFold, Op, register
 from tinytf.framework.tensor_spec import TensorSpec
 from tinytf.ops.base import fmt_shape
-
-
-@dataclass(frozen=True)
-class ExecutedByExecutor(OpTrait):
-    """The graph executor runs this op by calling module functions; it has no compute or kernel."""
 
 
 def _result_types(op):
@@ -71,7 +64,7 @@ class If(_IfBase):
     """Calls then_branch or else_branch; the branches may have side effects unless is_stateless."""
 
     name = "tf.If"
-    traits = traits_def(NoConstantFold(), ExecutedByExecutor())
+    traits = traits_def(NoConstantFold(), CallsFunctions("if", ("then_branch", "else_branch")))
 
 
 @register
@@ -79,18 +72,16 @@ class StatelessIf(_IfBase):
     """If whose branches have no side effects."""
 
     name = "tf.StatelessIf"
-    traits = traits_def(Pure(), ExecutedByExecutor())
+    traits = traits_def(Pure(), CallsFunctions("if", ("then_branch", "else_branch")))
 
 
-@register
-class While(Op):
+class _WhileBase(Op):
     """Loops ``input = body(input...)`` while ``cond(input...)`` is true; results are the final values.
 
     TensorFlow's own loops carry (counter, maximum_iterations, loop vars..., captures...); the body
     returns every value, the counter incremented.
     """
 
-    name = "tf.While"
     input = var_operand_def()
     output = var_result_def()
     cond = attr(kind="func")
@@ -99,7 +90,6 @@ class While(Op):
     parallel_iterations = attr(10)
     shape_invariant = attr(False, kind="unit")
     T = derived("types", lambda op: _operand_types(op), default=())
-    traits = traits_def(NoConstantFold(), ExecutedByExecutor())
 
     @classmethod
     def infer(cls, *input, parallel_iterations, shape_invariant, **_):
@@ -113,20 +103,33 @@ class While(Op):
 
 
 @register
-class Case(Op):
+class While(_WhileBase):
+    """A loop whose body may have side effects (unless is_stateless)."""
+
+    name = "tf.While"
+    traits = traits_def(NoConstantFold(), CallsFunctions("while", ("cond", "body")))
+
+
+@register
+class StatelessWhile(_WhileBase):
+    """While whose cond and body have no side effects."""
+
+    name = "tf.StatelessWhile"
+    traits = traits_def(Pure(), CallsFunctions("while", ("cond", "body")))
+
+
+class _CaseBase(Op):
     """Calls ``branches[branch_index]`` (the last branch when the index is out of range).
 
     %0 = "tf.Case"(%i, %x) <{branches = [@f0, @f1], is_stateless = true}> : (tensor<i32>, tensor<2xf32>) -> tensor<2xf32>
     """
 
-    name = "tf.Case"
     branch_index = operand_def()
     input = var_operand_def()
     output = var_result_def()
     branches = attr(kind="any")  # an array of symbol references: see branch_names
     is_stateless = attr(kind="bool")
     Tout = derived("types", _result_types)
-    traits = traits_def(NoConstantFold(), ExecutedByExecutor())
 
     @classmethod
     def infer(cls, branch_index, *input, Tout, branches, **_):
@@ -158,3 +161,19 @@ class Case(Op):
         return index if 0 <= index < count else count - 1
 
     grad = staticmethod(_no_gradient)
+
+
+@register
+class Case(_CaseBase):
+    """Calls one of ``branches``; the branches may have side effects (unless is_stateless)."""
+
+    name = "tf.Case"
+    traits = traits_def(NoConstantFold(), CallsFunctions("case", ("branches",)))
+
+
+@register
+class StatelessCase(_CaseBase):
+    """Case whose branches have no side effects."""
+
+    name = "tf.StatelessCase"
+    traits = traits_def(Pure(), CallsFunctions("case", ("branches",)))

@@ -26,6 +26,7 @@ class Neg(Unary):
     """-x.  %y = "tf.Neg"(%x) : (tensor<2xf32>) -> tensor<2xf32>"""
 
     name = "tf.Neg"
+    UFUNC: ClassVar = np.negative
     TYPES: ClassVar = SIGNED_NUMBER
 
     @staticmethod
@@ -46,6 +47,7 @@ class Abs(Unary):
     """|x| (integers wrap: |INT_MIN| = INT_MIN).  %y = "tf.Abs"(%x) : (tensor<3x4xf32>) -> tensor<3x4xf32>"""
 
     name = "tf.Abs"
+    UFUNC: ClassVar = np.absolute
     TYPES: ClassVar = FLOAT | SIGNED  # complex |x| is tf.ComplexAbs
 
     @staticmethod
@@ -66,6 +68,7 @@ class Sign(Unary):
     """-1, 0 or 1 (NaN stays NaN; complex x / |x|).  %y = "tf.Sign"(%x) : (tensor<2xf32>) -> tensor<2xf32>"""
 
     name = "tf.Sign"
+    UFUNC: ClassVar = np.sign
     TYPES: ClassVar = SIGNED_NUMBER
 
     @staticmethod
@@ -88,6 +91,7 @@ class Sqrt(Unary):
     """x^0.5.  %y = "tf.Sqrt"(%x) : (tensor<3xf32>) -> tensor<3xf32>"""
 
     name = "tf.Sqrt"
+    UFUNC: ClassVar = np.sqrt
 
     @staticmethod
     @np.errstate(all="ignore")
@@ -140,6 +144,10 @@ class Square(Unary):
         return xp.multiply(x, x)
 
     @staticmethod
+    def compute_into(out, x):
+        np.multiply(x, x, out=out)
+
+    @staticmethod
     def grad(op, dy):  # Given upstream grad dy and y = x^2: dx = dy * 2x
         return [multiply(dy, multiply(op.inputs[0], 2))]
 
@@ -153,6 +161,7 @@ class Reciprocal(Unary):
     """1 / x.  %y = "tf.Reciprocal"(%x) : (tensor<3xf32>) -> tensor<3xf32>"""
 
     name = "tf.Reciprocal"  # float and complex only: TensorFlow registers no integer kernel
+    UFUNC: ClassVar = np.reciprocal
 
     @staticmethod
     @np.errstate(all="ignore")
@@ -175,6 +184,7 @@ class Floor(Unary):
     """Rounds toward -inf.  %y = "tf.Floor"(%x) : (tensor<3xf32>) -> tensor<3xf32>"""
 
     name = "tf.Floor"
+    UFUNC: ClassVar = np.floor
     TYPES: ClassVar = FLOAT
     traits = traits_def(NotDifferentiable())  # TensorFlow's gradient is None
 
@@ -192,6 +202,7 @@ class Ceil(Unary):
     """Rounds toward +inf.  %y = "tf.Ceil"(%x) : (tensor<3xf32>) -> tensor<3xf32>"""
 
     name = "tf.Ceil"
+    UFUNC: ClassVar = np.ceil
     TYPES: ClassVar = FLOAT
     traits = traits_def(NotDifferentiable())  # TensorFlow's gradient is None
 

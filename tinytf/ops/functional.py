@@ -3,7 +3,7 @@
     %0 = "tf.PartitionedCall"(%x) <{config = "", config_proto = "", executor_type = "", f = @fn}>
            : (tensor<2xf32>) -> tensor<2xf32>
 
-The executor runs the callee; the output dtypes (``Tout``) come from the result types.
+The engines run the callee (the ``CallsFunctions`` trait); the output dtypes (``Tout``) come from the result types.
 """
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from xdsl.traits import Pure
 
 from tinytf.framework import tf_types
 from tinytf.framework.attributes import attr, derived
-from tinytf.framework.op import NoConstantFold, Op, register
+from tinytf.framework.op import CallsFunctions, NoConstantFold, Op, register
 from tinytf.framework.tensor_spec import TensorSpec
 
 
@@ -35,7 +35,7 @@ class PartitionedCall(_Call):
     """Calls ``f`` with ``args``; the callee has no side effects."""
 
     name = "tf.PartitionedCall"
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), CallsFunctions("call", ("f",)))
 
 
 @register
@@ -43,4 +43,4 @@ class StatefulPartitionedCall(_Call):
     """Calls ``f`` with ``args``; the callee may read or write variables."""
 
     name = "tf.StatefulPartitionedCall"
-    traits = traits_def(NoConstantFold())
+    traits = traits_def(NoConstantFold(), CallsFunctions("call", ("f",)))

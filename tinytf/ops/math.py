@@ -43,6 +43,7 @@ class AddV2(Binary):
     """x + y.  %z = "tf.AddV2"(%x, %y) : (tensor<2xf32>, tensor<f32>) -> tensor<2xf32>"""
 
     name = "tf.AddV2"
+    UFUNC: ClassVar = np.add
     traits = traits_def(Commutative())
 
     @staticmethod
@@ -80,6 +81,7 @@ class Sub(Binary):
     """x - y.  %z = "tf.Sub"(%x, %y) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>"""
 
     name = "tf.Sub"
+    UFUNC: ClassVar = np.subtract
 
     @staticmethod
     def compute(xp, x, y):
@@ -102,6 +104,7 @@ class Mul(Binary):
     """x * y.  %z = "tf.Mul"(%x, %y) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>"""
 
     name = "tf.Mul"
+    UFUNC: ClassVar = np.multiply
     traits = traits_def(Commutative())
 
     @staticmethod
@@ -168,6 +171,7 @@ class Maximum(_Extremum):
     """max(x, y), NaN if either is NaN.  %z = "tf.Maximum"(%x, %y) : (tensor<3xf32>, tensor<f32>) -> tensor<3xf32>"""
 
     name = "tf.Maximum"
+    UFUNC: ClassVar = np.maximum
     traits = traits_def(Commutative())
 
     @staticmethod
@@ -190,6 +194,7 @@ class Minimum(_Extremum):
     """min(x, y), NaN if either is NaN.  %z = "tf.Minimum"(%x, %y) : (tensor<3xf32>, tensor<f32>) -> tensor<3xf32>"""
 
     name = "tf.Minimum"
+    UFUNC: ClassVar = np.minimum
     traits = traits_def(Commutative())
 
     @staticmethod

@@ -141,6 +141,10 @@ class Relu(_Activation):
         return xp.maximum(x, xp.zeros((), x.dtype))
 
     @staticmethod
+    def compute_into(out, x):
+        np.maximum(x, np.zeros((), x.dtype), out=out)
+
+    @staticmethod
     def grad(op, dy):  # Given upstream grad dy and y = relu(x): dx = dy where y > 0 (0 at x = 0)
         return [ReluGrad.bind(dy, op.outputs[0])]
 

@@ -11,7 +11,6 @@ API and write with copy-on-write, so readers never see a half-written value.
 """
 from __future__ import annotations
 
-import numpy as np
 from xdsl.irdl import operand_def, result_def, traits_def
 
 import tinytf.dtypes as dtypes
@@ -21,6 +20,8 @@ from tinytf.framework.attributes import attr, derived
 from tinytf.framework.op import NoConstantFold, NotDifferentiable, Op, ResourceOp, register
 from tinytf.framework.tensor_spec import TensorSpec
 from tinytf.framework.variables import RefVariable, Variable
+from tinytf.ops import variable_updates
+from tinytf.ops.variable_updates import VariableUpdate
 
 # tf.raw_ops only: TensorFlow 2 has no tf.assign (tf.compat.v1.assign is a Python wrapper)
 __namespaces__ = {n: () for n in ("variable_v2", "assign", "assign_add", "assign_sub", "ref_operand", "check_same")}
@@ -142,7 +143,7 @@ class Assign(Op):
         ctx.forward_ref_input_to_ref_output(0, 0)
 
 
-class _RefUpdate(Op):
+class _RefUpdate(VariableUpdate):
     ref = operand_def()
     value = operand_def()
     output_ref = result_def()
@@ -157,28 +158,13 @@ class _RefUpdate(Op):
         check_same(cls.name, ref, value)
         return ref
 
-    @classmethod
-    def kernel(cls, ctx, *, use_locking):
-        var = _ref_input(ctx)
-        value = np.asarray(ctx.input(1))
-        with ctx.lock_variable_inputs_in_order([0], do_lock=use_locking) as locks:
-            if var.dtype.np != value.dtype or var.shape != value.shape:
-                raise ctx.error(f"variable {var.name} of shape {list(var.shape or ())} and dtype {var.dtype.name} "
-                                f"cannot be updated with shape {list(value.shape)} and dtype {value.dtype}")
-            buffer = locks.buffer(0)
-            cls.update(buffer, value)
-        ctx.forward_ref_input_to_ref_output(0, 0)
-
 
 @register
 class AssignAdd(_RefUpdate):
     """ref += value; returns the ref.  "tf.AssignAdd"(%v, %d) : (tensor<2x!tf_type.f32ref>, tensor<2xf32>) -> tensor<2x!tf_type.f32ref>"""
 
     name = "tf.AssignAdd"
-
-    @staticmethod
-    def update(buffer, value):
-        np.add(buffer, value, out=buffer)
+    update = staticmethod(variable_updates.add)
 
 
 @register
@@ -186,10 +172,7 @@ class AssignSub(_RefUpdate):
     """ref -= value; returns the ref.  "tf.AssignSub"(%v, %d) : (tensor<2x!tf_type.f32ref>, tensor<2xf32>) -> tensor<2x!tf_type.f32ref>"""
 
     name = "tf.AssignSub"
-
-    @staticmethod
-    def update(buffer, value):
-        np.subtract(buffer, value, out=buffer)
+    update = staticmethod(variable_updates.subtract)
 
 
 def variable_v2(shape, dtype, container="", shared_name="", name=None):

@@ -5,21 +5,26 @@
     "tf.AssignVariableOp"(%v, %x) <{validate_shape = false}> : (tensor<...>, tensor<2xf32>) -> ()
     "tf.AssignSubVariableOp"(%v, %d) : (tensor<*x!tf_type.resource>, tensor<2xf32>) -> ()
 
-A resource operand's value at run time is a ``tinytf.framework.variables.Variable``; the kernels
-take it from the ``OpKernelContext`` (TensorFlow's kernel API) and update it under its lock.
+A resource operand's value at run time is a variable (``tinytf.framework.variables.AbstractVariable``:
+a ``Variable`` eagerly and in graphs, the XLA lowering's stand-in under XLA). Reading is
+``ReadVariableOp.compute``; the assigns are ``VariableUpdate`` ops (tinytf/ops/variable_updates.py),
+whose ``update`` rule every engine applies.
 """
 from __future__ import annotations
 
-import numpy as np
+from typing import ClassVar
+
 from xdsl.irdl import operand_def, result_def, traits_def
 
 import tinytf.dtypes as dtypes
-from tinytf.errors import InvalidArgumentError
+from tinytf.errors import InvalidArgumentError, UnimplementedError
 from tinytf.framework import tf_types
 from tinytf.framework.attributes import attr, derived
 from tinytf.framework.op import NoConstantFold, NotDifferentiable, Op, ResourceOp, register
 from tinytf.framework.tensor_spec import TensorSpec
-from tinytf.framework.variables import Variable
+from tinytf.framework.variables import AbstractVariable, Variable
+from tinytf.ops import variable_updates
+from tinytf.ops.variable_updates import VariableUpdate
 
 
 def _resource_spec(type_):
@@ -69,6 +74,11 @@ class VarHandleOp(Op):
                 f"{dtypes.as_dtype(dtype).name}", "tf.VarHandleOp")
         ctx.set_output(0, var)
 
+    @staticmethod
+    def lower(**_):
+        raise UnimplementedError("tf.VarHandleOp: a variable created inside an XLA-compiled function is not "
+                                 "supported; pass it as a resource argument", "tf.VarHandleOp")
+
 
 @register
 class ReadVariableOp(Op):
@@ -83,53 +93,34 @@ class ReadVariableOp(Op):
     @classmethod
     def infer(cls, resource, *, dtype):
         _check_resource(cls.name, resource)
-        var = resource.value  # the Variable itself when the handle is known (eager, tracing)
-        if isinstance(var, Variable):
-            if var.dtype is not dtypes.as_dtype(dtype):
-                raise InvalidArgumentError(
-                    f"{cls.name}: variable {var.name} has dtype {var.dtype.name}, read as {dtypes.as_dtype(dtype).name}",
-                    cls.name)
+        var = resource.value  # the variable itself when the handle is known (eager, tracing, XLA)
+        if isinstance(var, AbstractVariable):
+            _check_dtype(var, dtype)
             return TensorSpec(var.shape, dtype)
         return TensorSpec(None, dtype)
 
     @staticmethod
-    def kernel(ctx, *, dtype):
-        var = _variable(ctx)
-        if var.dtype is not dtypes.as_dtype(dtype):
-            raise InvalidArgumentError(
-                f"tf.ReadVariableOp: variable {var.name} has dtype {var.dtype.name}, read as "
-                f"{dtypes.as_dtype(dtype).name}", "tf.ReadVariableOp")
-        ctx.set_output(0, var.read())
+    def compute(xp, resource, *, dtype):
+        if not isinstance(resource, AbstractVariable):
+            raise InvalidArgumentError(f"tf.ReadVariableOp: operand 0 must be a resource (a variable), got "
+                                       f"{type(resource).__name__}", "tf.ReadVariableOp")
+        _check_dtype(resource, dtype)
+        return resource.read()
 
     @staticmethod
     def grad(op, dy):  # Given upstream grad dy and y = read(v): dv = dy
         return [dy]
 
 
-@register
-class AssignVariableOp(Op):
-    """Stores ``value`` in the variable."""
-
-    name = "tf.AssignVariableOp"
-    resource = operand_def()
-    value = operand_def()
-    validate_shape = attr(False)
-    traits = traits_def(NoConstantFold(), ResourceOp(), NotDifferentiable())
-
-    @classmethod
-    def infer(cls, resource, value, **_):
-        _check_resource(cls.name, resource)
-        _check_update(cls.name, resource, value, exact=False)
-        return []
-
-    @staticmethod
-    def kernel(ctx, *, validate_shape):
-        _variable(ctx).store(ctx.input(1), ctx.op_name, validate_shape=validate_shape)
+def _check_dtype(var, dtype):
+    if var.dtype is not dtypes.as_dtype(dtype):
+        raise InvalidArgumentError(f"tf.ReadVariableOp: variable {var.name} has dtype {var.dtype.name}, read as "
+                                   f"{dtypes.as_dtype(dtype).name}", "tf.ReadVariableOp")
 
 
 def _check_update(name, resource, value, exact):
     var = resource.value
-    if not isinstance(var, Variable):
+    if not isinstance(var, AbstractVariable):
         return
     if var.dtype is not value.dtype:
         raise InvalidArgumentError(
@@ -141,7 +132,33 @@ def _check_update(name, resource, value, exact):
             f"{name}: variable {var.name} has shape {list(var.shape)}, value has shape {list(value.shape)}", name)
 
 
-class _AssignUpdate(Op):
+@register
+class AssignVariableOp(VariableUpdate):
+    """Stores ``value`` in the variable."""
+
+    name = "tf.AssignVariableOp"
+    resource = operand_def()
+    value = operand_def()
+    validate_shape = attr(False)
+    traits = traits_def(NoConstantFold(), ResourceOp(), NotDifferentiable())
+    USES_CURRENT_VALUE: ClassVar[bool] = False
+
+    @classmethod
+    def infer(cls, resource, value, **_):
+        _check_resource(cls.name, resource)
+        _check_update(cls.name, resource, value, exact=False)
+        return []
+
+    @staticmethod
+    def update(xp, var, value, **_):  # var := value
+        var[0] = value
+
+    @staticmethod
+    def kernel(ctx, *, validate_shape):  # the kernel API's store: adopts a dying value's buffer
+        _variable(ctx).store(ctx.input(1), ctx.op_name, validate_shape=validate_shape)
+
+
+class _AssignUpdate(VariableUpdate):
     resource = operand_def()
     value = operand_def()
     dtype = derived("type", lambda op: tf_types.dtype_of(op.operands[1].type), default=None)
@@ -161,10 +178,7 @@ class AssignAddVariableOp(_AssignUpdate):
     """variable += value.  "tf.AssignAddVariableOp"(%v, %d) : (tensor<*x!tf_type.resource>, tensor<3xf32>) -> ()"""
 
     name = "tf.AssignAddVariableOp"
-
-    @staticmethod
-    def kernel(ctx, **_):
-        _variable(ctx).update(ctx.input(1), np.add, ctx.op_name)
+    update = staticmethod(variable_updates.add)
 
 
 @register
@@ -172,7 +186,4 @@ class AssignSubVariableOp(_AssignUpdate):
     """variable -= value.  "tf.AssignSubVariableOp"(%v, %d) : (tensor<*x!tf_type.resource>, tensor<3xf32>) -> ()"""
 
     name = "tf.AssignSubVariableOp"
-
-    @staticmethod
-    def kernel(ctx, **_):
-        _variable(ctx).update(ctx.input(1), np.subtract, ctx.op_name)
+    update = staticmethod(variable_updates.subtract)

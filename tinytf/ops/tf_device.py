@@ -23,6 +23,8 @@ from xdsl.irdl import (
 )
 from xdsl.traits import IsTerminator
 
+from tinytf.framework.op import CallsFunctions
+
 
 @irdl_op_definition
 class ReturnOp(IRDLOperation):
@@ -50,6 +52,7 @@ class ClusterFuncOp(IRDLOperation):
     args = var_operand_def()
     output = var_result_def()
     func = prop_def(SymbolRefAttr)
+    traits = traits_def(CallsFunctions("cluster", ("func",)))
 
     @property
     def callee(self) -> str:

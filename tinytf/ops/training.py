@@ -4,10 +4,9 @@
     %out = "tf.ApplyGradientDescent"(%ref, %alpha, %delta) <{use_locking = true}> : (tensor<3x!tf_type.f32ref>, tensor<f32>, tensor<3xf32>) -> tensor<3x!tf_type.f32ref>
 
 Resource forms (TF2) take variables as resource operands and return nothing; ref forms (TF1) take
-ref variables and return the ``var`` ref forwarded. Each kernel locks its variable inputs in the
-global order (``OpKernelContext.lock_variable_inputs_in_order``; exclusively with ``use_locking``,
-else shared, TensorFlow's Hogwild mode) and updates the buffers in place, or a copy when a reader
-holds one, so concurrent steps neither deadlock nor tear a value readers see.
+ref variables and return the ``var`` ref forwarded. Each is a ``VariableUpdate`` (variable_updates.py):
+its ``update`` rule, written once for numpy and jax.numpy, is what the kernel (variables locked in the
+global order, copy-on-write) and the XLA lowering both apply.
 
     var -= alpha * delta                                      GradientDescent
     accum = accum * momentum + grad; var -= lr * accum        Momentum (use_nesterov:
@@ -18,16 +17,19 @@ holds one, so concurrent steps neither deadlock nor tear a value readers see.
 """
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 from xdsl.irdl import operand_def, result_def, traits_def
 
 import tinytf.dtypes as dtypes
-from tinytf.errors import FailedPreconditionError, InvalidArgumentError
+from tinytf.errors import InvalidArgumentError
 from tinytf.framework import context
 from tinytf.framework.attributes import attr
-from tinytf.framework.op import NoConstantFold, NotDifferentiable, Op, ResourceOp, register
-from tinytf.framework.variables import Variable
+from tinytf.framework.op import NoConstantFold, NotDifferentiable, ResourceOp, register
+from tinytf.framework.variables import AbstractVariable, Variable
 from tinytf.ops.ref_variables import RefSpec, ref_operand
+from tinytf.ops.variable_updates import VariableUpdate
 
 # tf.raw_ops only (TensorFlow exports these as tf.raw_ops.* too)
 __namespaces__ = {n: () for n in (
@@ -52,7 +54,7 @@ def _infer(op_name, specs, num_vars, scalars, ref):
                 raise InvalidArgumentError(f"{op_name}: operand {i} must be a resource (a variable), got a "
                                            f"{specs[i].dtype.name} tensor", op_name)
         var = specs[0].value
-        shape, dtype = (var.shape, var.dtype) if isinstance(var, Variable) else (None, None)
+        shape, dtype = (var.shape, var.dtype) if isinstance(var, AbstractVariable) else (None, None)
     for i in range(num_vars, len(specs)):
         spec = specs[i]
         if dtype is not None and spec.dtype is not dtype:
@@ -73,107 +75,46 @@ def _infer(op_name, specs, num_vars, scalars, ref):
     return RefSpec(shape, first.ref_dtype) if ref else []
 
 
-def _apply(ctx, num_vars, use_locking, ref, update):
-    """Lock the variable inputs in order, check the operands against the variable, and call
-    ``update(*buffers, *tensors)`` on writable buffers (copy-on-write when a reader holds one)."""
-    variables = [ctx.input_variable(i) for i in range(num_vars)]
-    for i, var in enumerate(variables):
-        if var.is_ref != ref:
-            want = "a ref variable (tf.VariableV2)" if ref else "a resource variable"
-            raise ctx.error(f"operand {i} must be {want}, got variable {var.name}")
-    tensors = [np.asarray(ctx.input(i)) for i in range(num_vars, ctx.num_inputs)]
-    with ctx.lock_variable_inputs_in_order(range(num_vars), do_lock=use_locking) as locks:
-        for var in variables:  # checked under the locks: another step may be reshaping it
-            if not var.is_initialized:
-                raise FailedPreconditionError(
-                    f"{ctx.op_name}: attempting to use uninitialized variable {var.name}", ctx.op_name)
-        shape, dtype = variables[0].shape, variables[0].dtype.np
-        for i, var in enumerate(variables[1:], 1):
-            if var.shape != shape:
-                raise ctx.error(f"var and operand {i} do not have the same shape: {list(shape)} vs {list(var.shape)}")
-        for i, t in enumerate(tensors, num_vars):
-            if t.dtype != dtype:
-                raise ctx.error(f"operand {i} has dtype {t.dtype}, the variable has {dtype}")
-            if t.ndim and t.shape != shape:
-                raise ctx.error(f"var and operand {i} do not have the same shape: {list(shape)} vs {list(t.shape)}")
-        update(*[locks.buffer(i) for i in range(num_vars)], *tensors)
-    if ref:
-        ctx.forward_ref_input_to_ref_output(0, 0)
+# --- the update rules, for numpy and jax.numpy -----------------------------------------------------
+
+def _gradient_descent(xp, var, alpha, delta, **_):
+    var[0] = var[0] - alpha * delta
 
 
-def _check_scalars(ctx, indices):
-    for i in indices:
-        if np.ndim(ctx.input(i)) != 0:
-            raise ctx.error(f"operand {i} is not a scalar: shape {list(np.shape(ctx.input(i)))}")
+def _momentum(xp, var, lr, grad, momentum, *, use_nesterov, **_):  # var[1] is accum
+    var[1] = var[1] * momentum + grad
+    var[0] = var[0] - (grad * lr + var[1] * momentum * lr) if use_nesterov else var[0] - lr * var[1]
 
 
-# --- the update rules, in place --------------------------------------------------------------------
-
-def _gradient_descent(var, alpha, delta):
-    var -= alpha * delta
-
-
-def _momentum(use_nesterov):
-    def update(var, accum, lr, grad, momentum):
-        accum *= momentum
-        accum += grad
-        if use_nesterov:
-            var -= grad * lr + accum * momentum * lr
-        else:
-            var -= lr * accum
-    return update
-
-
-def _adam(use_nesterov):
-    def update(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad):
-        one = np.ones((), var.dtype)
-        lr_t = lr * np.sqrt(one - beta2_power) / (one - beta1_power)
-        m += (grad - m) * (one - beta1)
-        v += (grad * grad - v) * (one - beta2)
-        if use_nesterov:
-            var -= (grad * (one - beta1) + beta1 * m) * lr_t / (np.sqrt(v) + epsilon)
-        else:
-            var -= m * lr_t / (np.sqrt(v) + epsilon)
-    return update
+def _adam(xp, var, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad, *, use_nesterov, **_):  # var[1:] m, v
+    one = xp.ones((), var[0].dtype)
+    lr_t = lr * xp.sqrt(one - beta2_power) / (one - beta1_power)
+    var[1] = var[1] + (grad - var[1]) * (one - beta1)
+    var[2] = var[2] + (grad * grad - var[2]) * (one - beta2)
+    step = (grad * (one - beta1) + beta1 * var[1]) if use_nesterov else var[1]
+    var[0] = var[0] - step * lr_t / (xp.sqrt(var[2]) + epsilon)
 
 
 # --- the ops: one definition per algorithm, a resource form and a ref form of each ---------------
 
-class _Training(Op):
-    """Shared rules: ``layout()`` gives (number of variable operands, indices of scalar operands),
-    ``rule(**attrs)`` the in-place update; the ref forms also have a result (the forwarded ref)."""
+class _Training(VariableUpdate):
+    """Shared rules: ``VARIABLE_OPERANDS`` variables, then tensors (``SCALAR_OPERANDS`` are scalars);
+    ``update`` is the step; the ref forms also have a result (the forwarded ref)."""
 
     use_locking = attr(False)
     traits = traits_def(NoConstantFold(), ResourceOp(), NotDifferentiable())
 
     @classmethod
-    def is_ref(cls) -> bool:
-        return bool(cls.get_irdl_definition().results)
-
-    @classmethod
     def infer(cls, *specs, **_):
-        num_vars, scalars = cls.layout()
-        return _infer(cls.name, list(specs), num_vars, set(scalars), ref=cls.is_ref())
-
-    @classmethod
-    def kernel(cls, ctx, *, use_locking, **attrs):
-        num_vars, scalars = cls.layout()
-        _check_scalars(ctx, scalars)
-        _apply(ctx, num_vars, use_locking, cls.is_ref(), cls.rule(**attrs))
+        return _infer(cls.name, list(specs), cls.VARIABLE_OPERANDS, set(cls.SCALAR_OPERANDS), ref=cls.is_ref())
 
 
 class _GradientDescent(_Training):
     var = operand_def()
     alpha = operand_def()
     delta = operand_def()
-
-    @staticmethod
-    def layout():
-        return 1, (1,)
-
-    @staticmethod
-    def rule():
-        return _gradient_descent
+    SCALAR_OPERANDS: ClassVar[tuple] = (1,)
+    update = staticmethod(_gradient_descent)
 
 
 class _Momentum(_Training):
@@ -183,14 +124,9 @@ class _Momentum(_Training):
     grad_ = operand_def()  # TensorFlow's operand 'grad' (the rule name grad is the gradient)
     momentum = operand_def()
     use_nesterov = attr(False)
-
-    @staticmethod
-    def layout():
-        return 2, (2, 4)
-
-    @staticmethod
-    def rule(use_nesterov):
-        return _momentum(use_nesterov)
+    VARIABLE_OPERANDS: ClassVar[int] = 2
+    SCALAR_OPERANDS: ClassVar[tuple] = (2, 4)
+    update = staticmethod(_momentum)
 
 
 class _Adam(_Training):
@@ -205,14 +141,9 @@ class _Adam(_Training):
     epsilon = operand_def()
     grad_ = operand_def()  # TensorFlow's operand 'grad' (the rule name grad is the gradient)
     use_nesterov = attr(False)
-
-    @staticmethod
-    def layout():
-        return 3, (3, 4, 5, 6, 7, 8)
-
-    @staticmethod
-    def rule(use_nesterov):
-        return _adam(use_nesterov)
+    VARIABLE_OPERANDS: ClassVar[int] = 3
+    SCALAR_OPERANDS: ClassVar[tuple] = (3, 4, 5, 6, 7, 8)
+    update = staticmethod(_adam)
 
 
 @register

@@ -25,6 +25,7 @@ class Exp(Unary):
     """e^x.  %y = "tf.Exp"(%x) : (tensor<3xf32>) -> tensor<3xf32>"""
 
     name = "tf.Exp"
+    UFUNC: ClassVar = np.exp
 
     @staticmethod
     @np.errstate(all="ignore")
@@ -45,6 +46,7 @@ class Log(Unary):
     """ln x (-inf at 0, NaN below).  %y = "tf.Log"(%x) : (tensor<3xf32>) -> tensor<3xf32>"""
 
     name = "tf.Log"
+    UFUNC: ClassVar = np.log
 
     @staticmethod
     @np.errstate(all="ignore")
@@ -65,6 +67,7 @@ class Log1p(Unary):
     """ln(1 + x), accurate near 0.  %y = "tf.Log1p"(%x) : (tensor<3xf32>) -> tensor<3xf32>"""
 
     name = "tf.Log1p"
+    UFUNC: ClassVar = np.log1p
 
     @staticmethod
     @np.errstate(all="ignore")
@@ -87,6 +90,7 @@ class Sin(Unary):
     """sin x.  %y = "tf.Sin"(%x) : (tensor<3xf32>) -> tensor<3xf32>"""
 
     name = "tf.Sin"
+    UFUNC: ClassVar = np.sin
 
     @staticmethod
     @np.errstate(all="ignore")
@@ -107,6 +111,7 @@ class Cos(Unary):
     """cos x.  %y = "tf.Cos"(%x) : (tensor<3xf32>) -> tensor<3xf32>"""
 
     name = "tf.Cos"
+    UFUNC: ClassVar = np.cos
 
     @staticmethod
     @np.errstate(all="ignore")
@@ -127,6 +132,7 @@ class Tanh(Unary):
     """tanh x.  %y = "tf.Tanh"(%x) : (tensor<4x10xf32>) -> tensor<4x10xf32>"""
 
     name = "tf.Tanh"
+    UFUNC: ClassVar = np.tanh
 
     @staticmethod
     @np.errstate(all="ignore")

@@ -24,24 +24,19 @@ import threading
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp, SymbolRefAttr
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 
 import tinytf.dtypes as dtypes
 from tinytf.errors import InvalidArgumentError, NotFoundError, OpError, UnimplementedError
 from tinytf.framework import tf_types
-from tinytf.framework.op import Op, location
+from tinytf.framework.op import Op, calls_functions, location
 from tinytf.framework.variables import Variable
 from tinytf.runtime import dispatch
 from tinytf.runtime.forwarding import forwarding_kernel
 
-_CALLS = ("tf.PartitionedCall", "tf.StatefulPartitionedCall")
 MAX_CALL_DEPTH = 64
 _calls = threading.local()  # per-thread call depth of nested function calls
-_IFS = ("tf.If", "tf.StatelessIf")
-_WHILES = ("tf.While", "tf.StatelessWhile")
-_CASES = ("tf.Case", "tf.StatelessCase")
-_FUNCTION_CALLS = frozenset(_CALLS + _IFS + _WHILES + _CASES)  # steps that run another function of the module
 
 
 # Runs a tf_device.cluster_func callee: (module, callee name, arrays) -> arrays. Installed by
@@ -58,15 +53,6 @@ def op_name(op: Operation) -> str:
 def _where(op: Operation) -> str:
     loc = location(op)
     return f"{loc}: " if loc else ""
-
-
-def _symbol(op: Operation, key: str) -> str:
-    """A function-valued attribute (``f``, ``then_branch``, ...) of a registered or unregistered op."""
-    raw = op.properties.get(key) or op.attributes.get(key)
-    if not isinstance(raw, SymbolRefAttr):
-        raise _mark(InvalidArgumentError(f"{_where(op)}'{op_name(op)}' op needs a function attribute '{key}'",
-                                         op_name(op)))
-    return raw.root_reference.data
 
 
 def truth(value, what: str) -> bool:
@@ -197,7 +183,7 @@ class Program:
         plan.template = template
         plan.results = results
         plan.wheres = wheres
-        plan.calls = any(op_name(op) in _FUNCTION_CALLS for op in ops)
+        plan.calls = any(calls_functions(op) is not None for op in ops)
         if plan.name in self.trusted:
             from tinytf.runtime import static_plan  # (it builds on this module)
 
@@ -207,36 +193,13 @@ class Program:
     def _runner(self, op: Operation, name: str):
         where = _where(op)
         n_results = len(op.results)
-        if name in _CALLS:
-            callee = _symbol(op, "f")
-            return lambda args: self.run(callee, args)
-        if name in _IFS:
-            then_fn, else_fn = _symbol(op, "then_branch"), _symbol(op, "else_branch")
-            return lambda args: self.run(then_fn if truth(args[0], name) else else_fn, args[1:])
-        if name in _WHILES:
-            cond, body = _symbol(op, "cond"), _symbol(op, "body")
-            return lambda args: self._while(cond, body, args, n_results)
-        if name == "tf_device.cluster_func":
-            callee = _symbol(op, "func")
-
-            def cluster(args):  # a compiled cluster: the callee runs through the cluster backend (XLA)
-                if cluster_backend is None:
-                    raise UnimplementedError("tf_device.cluster_func needs the XLA backend (tinytf.xla)", name)
-                return cluster_backend(self.module, callee, args)
-
-            return cluster
-        if name in _CASES:
-            raw = op.properties.get("branches") or op.attributes.get("branches")
-            branches = [b.root_reference.data for b in getattr(raw, "data", ()) if isinstance(b, SymbolRefAttr)]
-            if not branches:
-                raise _mark(InvalidArgumentError(f"{where}'{name}' op needs a 'branches' attribute", name))
-
-            def case(args):
-                index = int(np.asarray(args[0]).reshape(-1)[0]) if np.size(args[0]) == 1 else -1
-                # TensorFlow: an out-of-range branch index runs the last branch
-                return self.run(branches[index if 0 <= index < len(branches) else -1], args[1:])
-
-            return case
+        trait = calls_functions(op)
+        if trait is not None:
+            try:
+                functions = trait.callees(op)
+            except OpError as err:
+                raise _mark(type(err)(f"{where}{err.message}", name)) from None
+            return self._caller(trait.kind, functions, n_results, name)
         if not isinstance(op, Op):
             raise _mark(UnimplementedError(f"{where}'{name}' op is not implemented (unknown op)", name))
         info = dispatch.op_info(type(op))
@@ -247,11 +210,6 @@ class Program:
         except OpError as err:
             raise _mark(type(err)(f"{where}{err.message}", name)) from None
         resources = self.resources
-        if name == "tf.Identity":
-            return _identity  # no copy: values are never written in place
-        if name == "tf.ReadVariableOp":
-            dtype = attrs["dtype"]
-            return lambda arrays: [_read(arrays[0], dtype)]
         cache: dict = {}  # this op's shape-rule verdicts per input signature
         signature, infer, compute = dispatch.signature, dispatch.infer, dispatch.compute
 
@@ -282,7 +240,34 @@ class Program:
                     outs[i] = np.asarray(outs[i], dt)
             return outs
 
-        return forwarding_kernel(name, info, attrs, run) or run
+        return forwarding_kernel(type(op), attrs, run) or run
+
+    def _caller(self, kind: str, functions: list[str], n_results: int, name: str):
+        """The step runner of an op that calls functions of the module (its CallsFunctions trait)."""
+        if kind == "call":
+            callee, = functions
+            return lambda args: self.run(callee, args)
+        if kind == "if":
+            then_fn, else_fn = functions
+            return lambda args: self.run(then_fn if truth(args[0], name) else else_fn, args[1:])
+        if kind == "while":
+            cond, body = functions
+            return lambda args: self._while(cond, body, args, n_results)
+        if kind == "case":
+            def case(args):
+                index = int(np.asarray(args[0]).reshape(-1)[0]) if np.size(args[0]) == 1 else -1
+                # TensorFlow: an out-of-range branch index runs the last branch
+                return self.run(functions[index if 0 <= index < len(functions) else -1], args[1:])
+
+            return case
+        callee, = functions  # "cluster": a compiled cluster, run by the cluster backend (XLA)
+
+        def cluster(args):
+            if cluster_backend is None:
+                raise UnimplementedError(f"{name} needs the XLA backend (tinytf.xla)", name)
+            return cluster_backend(self.module, callee, args)
+
+        return cluster
 
     def _while(self, cond: str, body: str, args: list, n_results: int) -> list:
         values = list(args)
@@ -308,21 +293,6 @@ def _locate(err: OpError, where: str) -> OpError:
     except TypeError:
         return err
     return _mark(new)
-
-
-def _identity(arrays):
-    return arrays
-
-
-def _read(var, dtype):
-    """tf.ReadVariableOp without the kernel-context round trip (the graph's hottest op)."""
-    if not isinstance(var, Variable):
-        raise InvalidArgumentError(f"tf.ReadVariableOp: operand 0 must be a resource (a variable), got "
-                                   f"{type(var).__name__}", "tf.ReadVariableOp")
-    if var.dtype is not dtype:
-        raise InvalidArgumentError(f"tf.ReadVariableOp: variable {var.name} has dtype {var.dtype.name}, read as "
-                                   f"{dtype.name}", "tf.ReadVariableOp")
-    return var.read()
 
 
 def check_argument(value, type_, index: int, fn_name: str):

@@ -6,9 +6,10 @@ The executor frees each value after its last use (liveness), and ``Plan.run`` dr
 reference to a value *before* the step that reads it last, so the step's input list is the only
 holder left: a reference count of one beyond the list, as ``OpKernelContext.forward_refusal``
 checks (arguments the caller holds, constants of the plan and values read again later keep more
-references and are never overwritten). ``FORWARDING_KERNELS``: ops whose ``compute`` is a numpy
-ufunc (or a short chain of them) run as a kernel that writes a forwarded or new output buffer with
-``out=``, bit-identical to ``compute``, as TensorFlow's ``forward_input_or_allocate_output``.
+references and are never overwritten). An op whose class says how to write its result into a given
+buffer — ``compute_into(out, *arrays)``, or ``UFUNC`` when compute is a numpy ufunc — runs as a
+kernel that writes a forwarded or new output buffer, bit-identical to ``compute``, as TensorFlow's
+``forward_input_or_allocate_output``.
 
 ``static_kernel`` is the same for a plan whose shapes are known when it is compiled (a function
 traced by tinytf): the plan passes the operands as arguments, knows which of them die at the step,
@@ -28,45 +29,31 @@ _ndarray = np.ndarray
 _empty = np.empty
 
 
-def _ufunc(fn):
-    return lambda arrays, out: fn(*arrays, out=out)
+ENABLED = True  # False compiles plans without forwarding (benchmarks and tests compare the two)
 
 
-def _square(arrays, out):
-    np.multiply(arrays[0], arrays[0], out=out)
+def writer(cls):
+    """``write(arrays, out)``: the op's compute into ``out`` (float dtypes), or None when its class
+    does not say how."""
+    if not ENABLED:
+        return None
+    into = getattr(cls, "compute_into", None)
+    if into is not None:
+        return lambda arrays, out: into(out, *arrays)
+    ufunc = getattr(cls, "UFUNC", None)
+    if ufunc is not None:
+        return lambda arrays, out: ufunc(*arrays, out=out)
+    return None
 
 
-def _relu(arrays, out):
-    np.maximum(arrays[0], np.zeros((), arrays[0].dtype), out=out)
-
-
-def _tanh_grad(arrays, out):  # TanhGrad's compute, dy * (1 - y * y), in the same three roundings
-    y, dy = arrays
-    t = np.multiply(y, y) if out is dy else np.multiply(y, y, out=out)  # dy is read last: not its buffer
-    np.subtract(out.dtype.type(1), t, out=t)
-    np.multiply(dy, t, out=out)
-
-
-# op name -> the numpy ufunc that is its whole compute (float dtypes)
-UFUNCS = {
-    "tf.AddV2": np.add, "tf.Sub": np.subtract, "tf.Mul": np.multiply, "tf.RealDiv": np.divide,
-    "tf.Maximum": np.maximum, "tf.Minimum": np.minimum, "tf.Neg": np.negative, "tf.Abs": np.absolute,
-    "tf.Sign": np.sign, "tf.Sqrt": np.sqrt, "tf.Reciprocal": np.reciprocal, "tf.Floor": np.floor,
-    "tf.Ceil": np.ceil, "tf.Exp": np.exp, "tf.Log": np.log, "tf.Log1p": np.log1p, "tf.Sin": np.sin,
-    "tf.Cos": np.cos, "tf.Tanh": np.tanh,
-}
-
-# op name -> writer(arrays, out): the op's compute, written into ``out`` (float dtypes only)
-FORWARDING_KERNELS = {name: _ufunc(fn) for name, fn in UFUNCS.items()}
-FORWARDING_KERNELS.update({"tf.Square": _square, "tf.Relu": _relu, "tf.TanhGrad": _tanh_grad})
-
-
-def forwarding_kernel(name: str, info, attrs, fallback):
-    """A step runner for ``name`` that forwards a dying input to its output, or None when the op has
-    no forwarding kernel. Inputs that are not same-dtype float arrays go to ``fallback``."""
-    write = FORWARDING_KERNELS.get(name)
+def forwarding_kernel(cls, attrs, fallback):
+    """A step runner for op class ``cls`` that forwards a dying input to its output, or None when the
+    class does not say how to write into a buffer. Inputs that are not same-dtype float arrays go to
+    ``fallback``."""
+    write = writer(cls)
     if write is None:
         return None
+    name, info = cls.name, dispatch.op_info(cls)
     results: dict = {}  # (dtype, input shapes) -> (result shape, is it an input's shape), per signature
 
     def run(arrays):
@@ -119,15 +106,15 @@ def _dying_refs() -> int:
 DYING = _dying_refs()
 
 
-def static_kernel(name: str, shapes: list, shape: tuple, dtype, dying: set):
-    """``run(*arrays) -> array`` for op ``name`` on float operands of known ``shapes`` and ``dtype``
-    giving ``shape``, or None when the op has no forwarding kernel. Operands at positions ``dying``
-    are read for the last time: one of the result's shape becomes the output when nothing but the
-    plan's local holds it (ops of one or two operands)."""
-    write = FORWARDING_KERNELS.get(name)
+def static_kernel(cls, shapes: list, shape: tuple, dtype, dying: set):
+    """``run(*arrays) -> array`` for op class ``cls`` on float operands of known ``shapes`` and ``dtype``
+    giving ``shape``, or None when the class does not say how to write into a buffer. Operands at
+    positions ``dying`` are read for the last time: one of the result's shape becomes the output when
+    nothing but the plan's local holds it (ops of one or two operands)."""
+    write = writer(cls)
     if write is None or len(shapes) not in (1, 2):
         return None
-    ufunc = UFUNCS.get(name)
+    ufunc = getattr(cls, "UFUNC", None)
     candidates = [i for i in sorted(dying) if shapes[i] == shape] if shape else []
     if not candidates:
         if ufunc is not None and shape:

@@ -11,15 +11,16 @@ directly. The plan becomes one generated Python function (``plan.source``), a li
 values in locals and ``del`` after their last use:
 
     def plan(s0, s1, s2):
-        s3 = k0(s2)                                      # tf.ReadVariableOp: dtype and shape checked
-        s4 = k1(s0, s3); del s3                          # tf.MatMul: np.matmul itself
+        s3 = k0(s2)                                      # tf.ReadVariableOp: the variable's dtype and shape checked
+        s4 = k1(s0, s3); del s3                          # tf.MatMul: its compute, attributes bound
         s5 = k2(s4); del s4                              # tf.Tanh: writes s4's buffer if it dies here
         _a = [s5, s1]; del s5; s6, = k3(_a); del _a      # an op with partial types: the general runner
         return [s6]
 
 Ops with partial (``?``) types, integer operands computed at run time (unless the op is
-elementwise: its shape rule reads no values), kernels (other than reading and updating variables),
-several results, or control flow keep the general runner, called as in ``Plan.run``. Forwarding
+elementwise: its shape rule reads no values), kernels (variable updates among them), several
+results, or control flow keep the general runner, called as in ``Plan.run``; ops that return their
+operands (``ReturnsOperands``) become assignments. Forwarding
 works as there: a value's last reader gets it from a local that is deleted right after, and
 ``forwarding.static_kernel`` forwards it when nothing else holds it.
 """
@@ -29,18 +30,18 @@ import math
 
 import numpy as np
 
+import tinytf.dtypes as dtypes
 from tinytf.errors import InvalidArgumentError, OpError
 from tinytf.framework import tf_types
 from tinytf.framework.kernel import allocation_limit
-from tinytf.framework.op import Elementwise, Op, has_trait
+from tinytf.framework.op import Elementwise, Op, ReturnsOperands, has_trait
 from tinytf.framework.tensor_spec import TensorSpec
-from tinytf.framework.variables import Variable
+from tinytf.framework.variables import AbstractVariable
 from tinytf.runtime import dispatch, forwarding
 from tinytf.runtime.dispatch import kernel_failure
-from tinytf.runtime.executor import Plan, _locate, _read, op_name
+from tinytf.runtime.executor import Plan, _locate, op_name
 
 _ndarray = np.ndarray
-_UPDATES = {"tf.AssignAddVariableOp": np.add, "tf.AssignSubVariableOp": np.subtract}
 
 
 class StaticPlan(Plan):
@@ -114,83 +115,57 @@ def _compute_kernel(compute, attrs, dtype, general):
     return run
 
 
-def _matmul_kernel(transpose_a: bool, transpose_b: bool):
-    matmul = np.matmul
-    if not transpose_a and not transpose_b:
-        return matmul
-    if transpose_a and transpose_b:
-        return lambda a, b: matmul(a.T, b.T)
-    if transpose_a:
-        return lambda a, b: matmul(a.T, b)
-    return lambda a, b: matmul(a, b.T)
+class _TracedVariable(AbstractVariable):
+    """A variable as the traced types promise it (a ``resource<tensor<2x3xf32>>`` operand), for running
+    a shape rule once at compile time."""
+
+    __slots__ = ("dtype", "shape", "name")
+
+    def __init__(self, shape, dtype):
+        self.shape, self.dtype, self.name = shape, dtypes.as_dtype(dtype), "resource"
 
 
-def _read_kernel(dtype, shape):
-    def read(var):
-        if not isinstance(var, Variable) or var.dtype is not dtype:
-            return _read(var, dtype)  # its error
-        value = var.read()
-        if value.shape != shape:  # tt.function traces only variables of a fixed shape
-            raise InvalidArgumentError(f"tf.ReadVariableOp: variable {var.name} has shape {list(value.shape)}, "
-                                       f"the function was traced with {list(shape)}", "tf.ReadVariableOp")
-        return value
+def _variables_as_traced(kernel, name: str, variables: dict, general):
+    """``kernel`` behind a check that each variable operand (position -> (shape, numpy dtype)) still has
+    the traced dtype and shape: tt.function checks tensor arguments, not what a variable holds now."""
+    checks = tuple(variables.items())
 
-    return read
+    def run(*arrays):
+        for i, (shape, dtype) in checks:
+            var = arrays[i]
+            if not isinstance(var, AbstractVariable) or var.dtype.np != dtype:
+                return general(list(arrays))[0]  # the general runner says what is wrong
+            if var.shape != shape:
+                raise InvalidArgumentError(f"{name}: variable {var.name} has shape {list(var.shape)}, the function "
+                                           f"was traced with {list(shape)}", name)
+        return kernel(*arrays)
 
-
-def _update_kernel(name, ufunc, dtype, shape):
-    """AssignAdd / AssignSub as ``OpKernelContext.assign_update_variable`` does it: in place under the
-    variable's exclusive lock, on a copy when a reader holds the buffer. The value's dtype and shape
-    are the variable's (static types); a variable of another dtype or shape goes the checked way."""
-    def update(var, value):
-        if not isinstance(var, Variable):
-            raise InvalidArgumentError(f"{name}: operand 0 must be a resource (a variable), got "
-                                       f"{type(var).__name__}", name)
-        if var.dtype is not dtype or var.shape != shape:
-            var.update(value, ufunc, name)  # its error
-            return
-        with var.lock:
-            buffer, in_place = var.begin_update(name)
-            try:
-                ufunc(buffer, value, out=buffer)
-            finally:
-                var.end_update(buffer, in_place)
-
-    return update
+    return run
 
 
-def bare_kernel(op, name: str, general, dying: set, constants: dict):
+def bare_kernel(op, general, dying: set, constants: dict):
     """``(kernel, bytes of its result)`` for ``op`` when its types make the general runner's checks
     redundant, else None. ``dying``: operand positions read for the last time; ``constants``:
     operand position -> value of the constant operands."""
-    if not isinstance(op, Op) or len(op.results) > 1:
+    if not isinstance(op, Op) or len(op.results) != 1:
         return None
-    types = [v.type for v in op.operands]
-    if name == "tf.ReadVariableOp":
-        sub = tf_types.resource_subtype(types[0]) if types else None
-        result = _static(op.results[0].type)
-        if sub is None or result is None or _static(sub) != result:
-            return None
-        return _read_kernel(op.attr_values()["dtype"], result[0]), 0
-    if name in _UPDATES:
-        sub = tf_types.resource_subtype(types[0]) if len(types) == 2 else None
-        value = _static(types[1]) if len(types) == 2 else None
-        if sub is None or value is None or _static(sub) != value:
-            return None
-        return _update_kernel(name, _UPDATES[name], tf_types.dtype_of(sub), value[0]), 0
     info = dispatch.op_info(type(op))
-    if info.kernel is not None or info.compute is None or info.resource or len(op.results) != 1:
+    if info.kernel is not None or info.compute is None:
         return None
     result = _static(op.results[0].type)
-    operands = [_static(t) for t in types]
+    types = [v.type for v in op.operands]
+    variables = {i: _static(tf_types.resource_subtype(t)) for i, t in enumerate(types) if tf_types.is_resource(t)}
+    operands = [variables[i] if i in variables else _static(t) for i, t in enumerate(types)]
     if result is None or any(o is None for o in operands):
         return None
-    if not has_trait(op, Elementwise) and any(o[1].kind not in "fc" and i not in constants
+    if not has_trait(op, Elementwise) and any(o[1].kind not in "fc" and i not in constants and i not in variables
                                               for i, o in enumerate(operands)):
         return None  # an integer or bool operand computed at run time: shape rules may read its value
     attrs = op.attr_values()
+    specs = [TensorSpec((), dtypes.resource, value=_TracedVariable(s, d)) if i in variables
+             else TensorSpec(s, d, value=constants.get(i)) for i, (s, d) in enumerate(operands)]
     try:  # the shape rule, once: it must accept these operands and promise the IR's result type
-        spec = info.infer(*[TensorSpec(s, d, value=constants.get(i)) for i, (s, d) in enumerate(operands)], **attrs)
+        spec = info.infer(*specs, **attrs)
     except Exception:
         return None
     if isinstance(spec, list):
@@ -201,12 +176,12 @@ def bare_kernel(op, name: str, general, dying: set, constants: dict):
     shape, dtype = result
     nbytes = math.prod(shape) * dtype.itemsize
     kernel = None
-    if dtype.kind == "f" and all(d == dtype for _, d in operands):
-        kernel = forwarding.static_kernel(name, [s for s, _ in operands], shape, dtype, dying)
-    if kernel is None and name == "tf.MatMul" and dtype.kind in "fc":
-        kernel = _matmul_kernel(attrs["transpose_a"], attrs["transpose_b"])
+    if dtype.kind == "f" and all(d == dtype for _, d in operands) and not variables:
+        kernel = forwarding.static_kernel(type(op), [s for s, _ in operands], shape, dtype, dying)
     if kernel is None:
         kernel = _compute_kernel(info.compute, attrs, dtype, general)
+    if variables:
+        kernel = _variables_as_traced(kernel, info.name, variables, general)
     return kernel, nbytes
 
 
@@ -222,14 +197,14 @@ def compile_static(plan: Plan, ops: list) -> StaticPlan:
     lines = [f"def plan({', '.join(names)}):"]
     line_steps, bare, max_bytes = {}, set(), 0
     for index, ((run, ins, outs, free), op) in enumerate(zip(plan.steps, ops)):
-        name = op_name(op)
         dying = {p for p, s in enumerate(ins) if s in free and s in produced and ins.count(s) == 1}
         args = ", ".join(f"s{s}" for s in ins)
         gone = [f"s{s}" for s in free if s in produced]
-        if name == "tf.Identity" and len(ins) == 1 and len(outs) == 1:
-            code = f"s{outs[0]} = s{ins[0]}"  # no copy: values are never written in place (but dying ones)
+        if has_trait(op, ReturnsOperands) and outs:
+            # no copy: values are never written in place (but dying ones)
+            code = f"{', '.join(f's{o}' for o in outs)}, = {', '.join(f's{i}' for i in ins)},"
         else:
-            found = bare_kernel(op, name, run, dying, {p: plan.template[s] for p, s in enumerate(ins)
+            found = bare_kernel(op, run, dying, {p: plan.template[s] for p, s in enumerate(ins)
                                                        if plan.template[s] is not None and s >= plan.num_args})
             namespace[f"k{index}"] = found[0] if found else run
             if found:

@@ -15,11 +15,14 @@ from xdsl.dialects.builtin import IntegerAttr, ModuleOp
 from xdsl.ir import BlockArgument
 
 import tinytf.dtypes as dtypes
-from tinytf.errors import InvalidArgumentError
+from tinytf.errors import InvalidArgumentError, OpError
 from tinytf.framework import tf_types
+from tinytf.framework.op import ReturnsOperands, calls_functions, has_trait
 from tinytf.framework.tensor_spec import TensorSpec
+from tinytf.ops.resource import ReadVariableOp
+from tinytf.ops.variable_updates import VariableUpdate
 from tinytf.xla.result import XlaShape
-from tinytf.xla.values import ASSIGNS, CALLS, CASES, IFS, TRAINING, WHILES, functions, op_name, symbol
+from tinytf.xla.values import functions
 
 ALIASING_ATTR = "tf.aliasing_output"
 KINDS = ("parameter", "resource", "constant")
@@ -75,18 +78,15 @@ def _resource_dtype_from_uses(arg: BlockArgument, depth: int = 0):
         return None
     for use in arg.uses:
         op = use.operation
-        name = op_name(op)
-        if name == "tf.ReadVariableOp":
+        if isinstance(op, ReadVariableOp):
             return tf_types.dtype_of(op.results[0].type)
-        if name in ASSIGNS and len(op.operands) > 1:
-            return tf_types.dtype_of(op.operands[1].type)
-        if name in TRAINING and len(op.operands) > TRAINING[name]:
-            return tf_types.dtype_of(op.operands[-1].type)
-        if name == "tf.Identity":
-            found = _resource_dtype_from_uses(op.results[0], depth + 1)
+        if isinstance(op, VariableUpdate) and len(op.operands) > type(op).VARIABLE_OPERANDS:
+            return type(op).variable_dtype(op)
+        if has_trait(op, ReturnsOperands):
+            found = _resource_dtype_from_uses(op.results[use.index], depth + 1)
             if found is not None:
                 return found
-        for callee, index in _callee_arguments(op, name, use.index):
+        for callee, index in _callee_arguments(op, use.index):
             module = op.get_toplevel_object()
             fn = functions(module).get(callee) if isinstance(module, ModuleOp) else None
             if fn is not None and fn.body.blocks and index < len(fn.body.blocks[0].args):
@@ -96,23 +96,13 @@ def _resource_dtype_from_uses(arg: BlockArgument, depth: int = 0):
     return None
 
 
-def _callee_arguments(op, name: str, operand_index: int) -> list[tuple[str, int]]:
+def _callee_arguments(op, operand_index: int) -> list[tuple[str, int]]:
     """(callee, argument index) pairs that operand ``operand_index`` of a call-like op becomes."""
+    trait = calls_functions(op)
     try:
-        if name in CALLS:
-            return [(symbol(op, "func" if name == "tf_device.cluster_func" else "f"), operand_index)]
-        if name in IFS and operand_index > 0:
-            return [(symbol(op, k), operand_index - 1) for k in ("then_branch", "else_branch")]
-        if name in WHILES:
-            return [(symbol(op, k), operand_index) for k in ("body", "cond")]
-        if name in CASES and operand_index > 0:
-            from tinytf.ops.control_flow import Case
-
-            raw = op.properties.get("branches") or op.attributes.get("branches")
-            return [(b, operand_index - 1) for b in Case.branch_names(raw)]
-    except Exception:  # malformed control flow is reported when it is lowered
+        return trait.callee_arguments(op, operand_index) if trait is not None else []
+    except OpError:  # malformed control flow is reported when it is lowered
         return []
-    return []
 
 
 def _shape_and_dtype(entry):
@@ -220,19 +210,15 @@ def written_resources(module: ModuleOp, name: str, memo: dict | None = None) -> 
     alias = dict(args)  # values that are (Identity copies of) an argument
     written: set[int] = set()
     for op in fn.walk():
-        kind = op_name(op)
-        if kind == "tf.Identity" and op.operands and op.operands[0] in alias:
-            alias[op.results[0]] = alias[op.operands[0]]
-        if kind in ASSIGNS and op.operands and op.operands[0] in alias:
-            written.add(alias[op.operands[0]])
-            continue
-        if kind in TRAINING:
-            written.update(alias[v] for v in op.operands[:TRAINING[kind]] if v in alias)
+        if has_trait(op, ReturnsOperands):
+            alias.update((r, alias[v]) for v, r in zip(op.operands, op.results) if v in alias)
+        if isinstance(op, VariableUpdate):
+            written.update(alias[v] for v in op.operands[:type(op).VARIABLE_OPERANDS] if v in alias)
             continue
         for operand_index, operand in enumerate(op.operands):
             if operand not in alias:
                 continue
-            for callee, index in _callee_arguments(op, kind, operand_index):
+            for callee, index in _callee_arguments(op, operand_index):
                 if index in written_resources(module, callee, memo):
                     written.add(alias[operand])
     memo[name] = written

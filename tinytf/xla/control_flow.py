@@ -14,7 +14,7 @@ from xdsl.ir import Operation
 
 from tinytf.errors import InvalidArgumentError, OpError, UnimplementedError
 from tinytf.framework import tf_types
-from tinytf.xla.values import Resource, is_concrete, op_name, symbol, where
+from tinytf.xla.values import Resource, is_concrete, op_name, where
 
 
 class ControlFlowLowering:
@@ -29,19 +29,16 @@ class ControlFlowLowering:
             return pred.astype(bool) if pred.dtype != bool else pred
         return pred.size > 0
 
-    def lower_if(self, op: Operation, values: list) -> list:
-        branches = [symbol(op, "then_branch"), symbol(op, "else_branch")]
+    def lower_if(self, op: Operation, branches: list, values: list) -> list:
         pred = self.truth(values[0])
         if isinstance(pred, bool):
             return self.cast_results(op, self.call(branches[0 if pred else 1], values[1:]))
         index = self.jnp.where(pred, 0, 1).astype(np.int32)
         return self.switch(op, index, branches, values[1:])
 
-    def lower_case(self, op: Operation, values: list) -> list:
+    def lower_case(self, op: Operation, branches: list, values: list) -> list:
         from tinytf.ops.control_flow import Case
 
-        raw = op.properties.get("branches") or op.attributes.get("branches")
-        branches = list(Case.branch_names(raw))
         index = values[0]
         if is_concrete(index):
             i = int(np.asarray(index).reshape(-1)[0]) if np.size(index) == 1 else -1
@@ -93,9 +90,9 @@ class ControlFlowLowering:
         args = [mapping[id(a)] if isinstance(a, Resource) else a for a in args]
         return args, fresh
 
-    def lower_while(self, op: Operation, values: list) -> list:
+    def lower_while(self, op: Operation, functions: list, values: list) -> list:
         jax, jnp = self.jax, self.jnp
-        cond, body = symbol(op, "cond"), symbol(op, "body")
+        cond, body = functions
         resources = _unique([v for v in values if isinstance(v, Resource)])
         carried = [i for i, v in enumerate(values) if not isinstance(v, Resource)]
         if any(r.value is None for r in resources):

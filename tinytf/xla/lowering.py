@@ -11,15 +11,15 @@ such as Reshape, Sum or Pad the static shapes and axes XLA needs. Every op's sha
 first: it checks the operands (TensorFlow's error messages) and names the result dtypes, which
 the JAX result is cast to (``compute`` written for numpy may promote).
 
-- ``tf.Identity`` passes its value through; calls (``tf.PartitionedCall``,
-  ``tf.StatefulPartitionedCall``, ``tf_device.cluster_func``) are inlined by lowering the callee;
-  ``tf_device.cluster`` / ``launch`` regions are lowered in place.
-- ``tf.If`` / ``tf.Case`` become ``jax.lax.cond`` / ``switch`` (or pick the branch when the
-  predicate is known), ``tf.While`` becomes ``jax.lax.while_loop``.
-- A resource (variable) is a ``Resource`` holding its current value: ``tf.ReadVariableOp`` reads
-  it, ``tf.AssignVariableOp`` / ``AssignAdd`` / ``AssignSub`` and the optimizer steps
-  (``tf.ResourceApply{GradientDescent,Momentum,Adam}``) replace it and mark it modified. TF1
-  reference-variable ops are refused, as by TensorFlow's XLA bridge.
+- Ops that call functions of the module (their ``CallsFunctions`` trait) by kind: calls
+  (``tf.PartitionedCall``, ``tf_device.cluster_func``, ...) are inlined by lowering the callee;
+  ``tf.If`` / ``tf.Case`` become ``jax.lax.cond`` / ``switch`` (or pick the branch when the
+  predicate is known), ``tf.While`` becomes ``jax.lax.while_loop``. ``tf_device.cluster`` / ``launch``
+  regions are lowered in place.
+- A resource (variable) is a ``Resource`` holding its current value: ``tf.ReadVariableOp``'s compute
+  reads it like any variable; a ``VariableUpdate`` op (assigns, optimizer steps) has its ``update``
+  rule applied and the resource marked modified. Ops on TF1 reference variables are refused, as by
+  TensorFlow's XLA bridge.
 - An op that needs a run-time value at compile time (Range's limit) raises ``NeedsConstant``;
   ``XlaFunction`` then compiles the arguments it comes from as constants, as TensorFlow does.
 """
@@ -29,33 +29,17 @@ import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Operation
+from xdsl.traits import IsTerminator
 
 import tinytf.dtypes as dtypes
 from tinytf.errors import InternalError, InvalidArgumentError, NotFoundError, OpError, UnimplementedError
 from tinytf.framework import tf_types
-from tinytf.framework.op import Op
+from tinytf.framework.op import NoConstantFold, Op, ResourceOp, calls_functions, has_trait
 from tinytf.framework.tensor_spec import TensorSpec
+from tinytf.ops.variable_updates import VariableUpdate, VariableValues
 from tinytf.runtime import dispatch
 from tinytf.xla.control_flow import ControlFlowLowering
-from tinytf.xla.values import (
-    ASSIGNS,
-    CALLS,
-    CASES,
-    IFS,
-    REF_OPS,
-    REGIONS,
-    RETURNS,
-    TRAINING,
-    WHILES,
-    WIDE,
-    NeedsConstant,
-    Resource,
-    functions,
-    is_concrete,
-    located,
-    symbol,
-    where,
-)
+from tinytf.xla.values import WIDE, NeedsConstant, Resource, functions, is_concrete, located, where
 from tinytf.xla.values import op_name as op_name
 
 _MAX_CALL_DEPTH = 64
@@ -118,7 +102,7 @@ class Lowering(ControlFlowLowering):
         env = dict(zip(block.args, args))
         for op in block.ops:
             name = op_name(op)
-            if name in RETURNS:
+            if has_trait(op, IsTerminator):
                 return [env[v] for v in op.operands]
             try:
                 values = [env[v] for v in op.operands]
@@ -135,42 +119,20 @@ class Lowering(ControlFlowLowering):
     # --- one op ---------------------------------------------------------------------------------
 
     def lower_op(self, op: Operation, name: str, values: list) -> list:
-        if name == "tf.Const" and isinstance(op, Op):
-            return [np.asarray(op.attr_values()["value"])]
-        if name == "tf.Identity":
-            # An int8 weight behind tf.Identity (TensorFlow's dequantize pattern) stays an int8 value of
-            # the program: folding the chain here, or letting XLA fold it, would store it as float.
-            return [self.jax.lax.optimization_barrier(self.jnp.asarray(v))
-                    if is_concrete(v) and np.asarray(v).dtype in (np.int8, np.uint8) else v for v in values]
-        if name in CALLS:
-            return self.call(symbol(op, "func" if name == "tf_device.cluster_func" else "f"), values)
-        if name in REGIONS:
-            return self.run_block(op.regions[0].blocks[0], [])
-        if name in IFS:
-            return self.lower_if(op, values)
-        if name in CASES:
-            return self.lower_case(op, values)
-        if name in WHILES:
-            return self.lower_while(op, values)
-        if name == "tf.ReadVariableOp":
-            return [self.read(op, values[0])]
-        if name in ASSIGNS:
-            self.assign(op, name, values[0], values[1])
-            return []
-        if name in TRAINING:
-            self.apply_training(op, name, values, TRAINING[name])
-            return []
-        if name in REF_OPS:
+        trait = calls_functions(op)
+        if trait is not None:
+            return self.lower_call(op, trait, values)
+        if not isinstance(op, Op):
+            if len(op.regions) == 1 and not op.operands:  # tf_device.cluster / launch: the region in place
+                return self.run_block(op.regions[0].blocks[0], [])
+            raise UnimplementedError(f"{where(op)}'{name}' op is not implemented (unknown op)", name)
+        if any(tf_types.is_ref(v.type) for v in (*op.operands, *op.results)):
             raise UnimplementedError(f"{where(op)}{name}: reference variables (TF1) cannot be compiled for XLA, "
                                      "as in TensorFlow; use resource variables", name)
-        if name == "tf.VarHandleOp":
-            raise UnimplementedError(f"{where(op)}tf.VarHandleOp: a variable created inside an XLA-compiled "
-                                     "function is not supported; pass it as a resource argument", name)
-        if not isinstance(op, Op):
-            raise UnimplementedError(f"{where(op)}'{name}' op is not implemented (unknown op)", name)
-        if any(isinstance(v, Resource) for v in values):
-            raise UnimplementedError(f"{where(op)}{name}: resource operands are not supported under XLA", name)
         try:
+            if isinstance(op, VariableUpdate):
+                self.apply_update(type(op), values, op.attr_values())
+                return []
             return self.lower_plain(type(op), values, op.attr_values())
         except NeedsConstant as err:
             found = located(err, where(op))
@@ -179,17 +141,29 @@ class Lowering(ControlFlowLowering):
         except OpError as err:
             raise located(err, where(op)) from err.__cause__
 
+    def lower_call(self, op: Operation, trait, values: list) -> list:
+        """An op that calls functions of the module, by its kind: calls are inlined, If / Case become
+        conditionals, While a loop."""
+        if trait.kind in ("call", "cluster"):
+            return self.call(trait.callees(op)[0], values)
+        if trait.kind == "if":
+            return self.lower_if(op, trait.callees(op), values)
+        if trait.kind == "case":
+            return self.lower_case(op, trait.callees(op), values)
+        return self.lower_while(op, trait.callees(op), values)
+
     def lower_plain(self, cls, values: list, attrs: dict) -> list:
-        """One op on values: folded with numpy when every operand is known, else lowered to JAX."""
+        """One op on values: folded with numpy when every operand is known (and the op may be folded),
+        else lowered to JAX."""
         info = dispatch.op_info(cls)
-        if all(is_concrete(v) for v in values):
+        foldable = not has_trait(cls, NoConstantFold) and not has_trait(cls, ResourceOp)
+        if foldable and all(is_concrete(v) for v in values):
             values = [np.asarray(v) for v in values]
             if info.compute is not None:
                 return dispatch.run_kernel(info, values, attrs)
-        specs = [TensorSpec(v.shape, dtypes.as_dtype(v.dtype), value=np.asarray(v) if is_concrete(v) else None)
-                 for v in values]
+        specs = [_spec(v) for v in values]
         inferred = info.infer(*specs, **attrs) if info.infer is not None else None
-        if isinstance(inferred, TensorSpec) and inferred.value is not None:
+        if foldable and isinstance(inferred, TensorSpec) and inferred.value is not None:
             return [np.asarray(inferred.value, inferred.dtype.np)]  # known from shapes (tf.Shape): a constant
         lower = getattr(cls, "lower", None)
         try:
@@ -210,7 +184,7 @@ class Lowering(ControlFlowLowering):
                 raise NeedsConstant(f"{cls.name}: operands {dynamic} must be compile-time constants under XLA "
                                     "(the result's shape depends on their values)", cls.name, dynamic) from None
             raise InternalError(f"{cls.name}: the XLA lowering failed on operands "
-                                f"{[list(np.shape(v)) for v in values]}: {type(err).__name__}: "
+                                f"{[_shape(v) for v in values]}: {type(err).__name__}: "
                                 f"{str(err).splitlines()[0]}", cls.name) from err
         outs = list(out) if isinstance(out, tuple | list) else [out]
         if inferred is not None:
@@ -220,88 +194,40 @@ class Lowering(ControlFlowLowering):
                     outs[i] = self.cast(outs[i], spec.dtype.np)
         return outs
 
-    def cast(self, value, dtype):
-        if is_concrete(value):
-            return np.asarray(value, dtype)
-        return self.jax.lax.convert_element_type(value, dtype)
-
-    # --- resources ------------------------------------------------------------------------------
-
-    def read(self, op: Operation, resource) -> object:
-        if not isinstance(resource, Resource):
-            raise InvalidArgumentError(f"{where(op)}tf.ReadVariableOp: operand 0 must be a resource",
-                                       "tf.ReadVariableOp")
-        if resource.value is None:
-            raise InvalidArgumentError(f"{where(op)}tf.ReadVariableOp: resource {resource.name} is uninitialized",
-                                       "tf.ReadVariableOp")
-        want = tf_types.dtype_of(op.results[0].type)
-        if want is not resource.dtype:
-            raise InvalidArgumentError(f"{where(op)}tf.ReadVariableOp: resource {resource.name} has dtype "
-                                       f"{resource.dtype.name}, read as {want.name}", "tf.ReadVariableOp")
-        return resource.value
-
-    def assign(self, op: Operation, name: str, resource, value) -> None:
-        if not isinstance(resource, Resource):
-            raise InvalidArgumentError(f"{where(op)}{name}: operand 0 must be a resource", name)
-        got = dtypes.as_dtype(value.dtype)
-        if got is not resource.dtype:
-            raise InvalidArgumentError(f"{where(op)}{name}: resource {resource.name} has dtype "
-                                       f"{resource.dtype.name}, value has {got.name}", name)
-        if name != "tf.AssignVariableOp":
-            if resource.value is None:
-                raise InvalidArgumentError(f"{where(op)}{name}: resource {resource.name} is uninitialized", name)
-            if tuple(value.shape) != tuple(resource.value.shape):
-                raise InvalidArgumentError(
-                    f"{where(op)}{name}: cannot update resource {resource.name} of shape "
-                    f"{list(resource.value.shape)} with a value of shape {list(value.shape)}", name)
-            xp = np if is_concrete(resource.value) and is_concrete(value) else self.jnp
-            value = (xp.add if name == "tf.AssignAddVariableOp" else xp.subtract)(resource.value, value)
-        elif resource.shape is not None and tuple(value.shape) != resource.shape:
-            raise InvalidArgumentError(
-                f"{where(op)}{name}: resource {resource.name} has shape {list(resource.shape)}, the XLA "
-                f"computation's update must keep it; the value has shape {list(value.shape)}", name)
-        resource.value = value
-        resource.shape = tuple(value.shape)
-        resource.modified = True
-
-    def apply_training(self, op: Operation, name: str, values: list, num_vars: int) -> None:
-        """One optimizer step (the formulas of tinytf/ops/training.py) as new values of its variables."""
-        resources, tensors = values[:num_vars], values[num_vars:]
+    def apply_update(self, cls, values: list, attrs: dict) -> None:
+        """A VariableUpdate op: its ``update`` rule on the variables' traced values, which become the
+        variables' new values (written back as the computation's resource updates)."""
+        n = cls.VARIABLE_OPERANDS
+        resources, tensors = values[:n], values[n:]
         for i, r in enumerate(resources):
             if not isinstance(r, Resource):
-                raise InvalidArgumentError(f"{where(op)}{name}: operand {i} must be a resource (a variable)", name)
-            if r.value is None:
-                raise InvalidArgumentError(f"{where(op)}{name}: attempting to use uninitialized variable {r.name}",
-                                           name)
-        var = resources[0]
-        for i, t in enumerate(tensors, num_vars):
-            if dtypes.as_dtype(t.dtype) is not var.dtype:
-                raise InvalidArgumentError(f"{where(op)}{name}: operand {i} has dtype {dtypes.as_dtype(t.dtype).name}, "
-                                           f"the variable has {var.dtype.name}", name)
-            if np.ndim(t) and tuple(np.shape(t)) != tuple(var.value.shape):
-                raise InvalidArgumentError(f"{where(op)}{name}: var and operand {i} do not have the same shape: "
-                                           f"{list(var.value.shape)} vs {list(np.shape(t))}", name)
-        current = [r.value for r in resources]
-        xp = np if all(is_concrete(v) for v in current + tensors) else self.jnp
-        attrs = op.attr_values() if isinstance(op, Op) else {}
-        nesterov = attrs.get("use_nesterov", False)
-        if name == "tf.ResourceApplyGradientDescent":
-            (w,), (alpha, delta) = current, tensors
-            new = [w - alpha * delta]
-        elif name == "tf.ResourceApplyMomentum":
-            (w, accum), (lr, grad, momentum) = current, tensors
-            accum = accum * momentum + grad
-            w = w - (grad * lr + accum * momentum * lr) if nesterov else w - lr * accum
-            new = [w, accum]
-        else:
-            (w, m, v), (beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad) = current, tensors
-            one = np.ones((), var.dtype.np)
-            lr_t = lr * xp.sqrt(one - beta2_power) / (one - beta1_power)
-            m = m + (grad - m) * (one - beta1)
-            v = v + (grad * grad - v) * (one - beta2)
-            step = (grad * (one - beta1) + beta1 * m) if nesterov else m
-            new = [w - step * lr_t / (xp.sqrt(v) + epsilon), m, v]
-        for r, value in zip(resources, new):
-            r.value = self.cast(value, r.dtype.np) if value.dtype != r.dtype.np else value
-            r.shape = tuple(r.value.shape)
-            r.modified = True
+                raise InvalidArgumentError(f"{cls.name}: operand {i} must be a resource (a variable)", cls.name)
+            if r.value is None and cls.USES_CURRENT_VALUE:
+                raise InvalidArgumentError(f"{cls.name}: attempting to use uninitialized variable {r.name}",
+                                           cls.name)
+        info = dispatch.op_info(cls)
+        if info.infer is not None:
+            info.infer(*[_spec(v) for v in values], **attrs)  # the op's checks of dtypes and shapes
+        xp = np if all(is_concrete(v) for v in [r.value for r in resources] + tensors) else self.jnp
+
+        def write(resource: Resource, value) -> None:
+            if resource.shape is not None and tuple(value.shape) != resource.shape:
+                raise InvalidArgumentError(f"{cls.name}: resource {resource.name} has shape {list(resource.shape)}, "
+                                           "the XLA computation's update must keep it; the value has shape "
+                                           f"{list(value.shape)}", cls.name)
+            resource.value = self.cast(value, resource.dtype.np) if value.dtype != resource.dtype.np else value
+            resource.shape = tuple(resource.value.shape)
+            resource.modified = True
+
+        cls.update(xp, VariableValues(resources, Resource.read, write), *tensors, **attrs)
+
+
+def _spec(value) -> TensorSpec:
+    """What a shape rule sees of a lowered value: a resource carries the Resource, a known array its value."""
+    if isinstance(value, Resource):
+        return TensorSpec((), dtypes.resource, value=value)
+    return TensorSpec(value.shape, dtypes.as_dtype(value.dtype), value=np.asarray(value) if is_concrete(value) else None)
+
+
+def _shape(value) -> list | str:
+    return "resource" if isinstance(value, Resource) else list(np.shape(value))

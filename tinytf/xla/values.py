@@ -1,5 +1,4 @@
-"""What a lowered function computes on: values, resources, and the names of the ops that need more
-than their op class's rules under XLA.
+"""What a lowered function computes on: values and resources.
 
 A value is a numpy array when known at compile time and a JAX value (a tracer) otherwise; a
 variable is a ``Resource`` holding its current value.
@@ -8,25 +7,14 @@ from __future__ import annotations
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp, SymbolRefAttr
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 
 import tinytf.dtypes as dtypes
 from tinytf.errors import InvalidArgumentError, OpError
 from tinytf.framework import tf_types
+from tinytf.framework.variables import AbstractVariable
 
-CALLS = ("tf.PartitionedCall", "tf.StatefulPartitionedCall", "tf_device.cluster_func")
-REGIONS = ("tf_device.cluster", "tf_device.launch")
-IFS = ("tf.If", "tf.StatelessIf")
-WHILES = ("tf.While", "tf.StatelessWhile")
-CASES = ("tf.Case", "tf.StatelessCase")
-ASSIGNS = ("tf.AssignVariableOp", "tf.AssignAddVariableOp", "tf.AssignSubVariableOp")
-# Optimizer steps on resource variables: how many leading operands are variables (all written).
-TRAINING = {"tf.ResourceApplyGradientDescent": 1, "tf.ResourceApplyMomentum": 2, "tf.ResourceApplyAdam": 3}
-# TF1 reference variables: TensorFlow's XLA bridge compiles resource variables only.
-REF_OPS = ("tf.VariableV2", "tf.Assign", "tf.AssignAdd", "tf.AssignSub", "tf.ApplyGradientDescent",
-           "tf.ApplyMomentum", "tf.ApplyAdam")
-RETURNS = ("func.return", "tf_device.return")
 WIDE = (dtypes.float64, dtypes.int64, dtypes.uint64, dtypes.complex128)  # need jax.enable_x64
 
 
@@ -60,8 +48,9 @@ class NeedsConstant(InvalidArgumentError):
         return found or None
 
 
-class Resource:
-    """A variable inside a lowered function: its current value (numpy or JAX) and whether it was written."""
+class Resource(AbstractVariable):
+    """A variable inside a lowered function: its current value (numpy or JAX) and whether it was written.
+    Op rules read it as any variable (``read()``, ``dtype``, ``shape``, ``name``)."""
 
     __slots__ = ("value", "dtype", "shape", "name", "modified")
 
@@ -71,6 +60,12 @@ class Resource:
         self.shape = None if value is None else tuple(value.shape)
         self.name = name
         self.modified = False
+
+    def read(self):
+        if self.value is None:
+            raise InvalidArgumentError(f"tf.ReadVariableOp: resource {self.name} is uninitialized",
+                                       "tf.ReadVariableOp")
+        return self.value
 
 
 def op_name(op: Operation) -> str:
@@ -87,13 +82,6 @@ def where(op: Operation) -> str:
 
 def is_concrete(value) -> bool:
     return isinstance(value, np.ndarray | np.generic)
-
-
-def symbol(op: Operation, key: str) -> str:
-    raw = op.properties.get(key) or op.attributes.get(key)
-    if not isinstance(raw, SymbolRefAttr):
-        raise InvalidArgumentError(f"{where(op)}'{op_name(op)}' op needs a function attribute '{key}'", op_name(op))
-    return raw.root_reference.data
 
 
 def functions(module: ModuleOp) -> dict[str, func.FuncOp]:
