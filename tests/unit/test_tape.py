@@ -444,3 +444,23 @@ def test_gradient_of_a_broadcast_variable_has_the_variable_shape(use_function):
 
     db = (tt.function(grad) if use_function else grad)(x)
     np.testing.assert_allclose(db.numpy(), [1.0])
+
+
+@pytest.mark.parametrize("traced", [False, True])
+def test_complex_matmul_gradients_are_against_the_conjugates(traced):
+    """TensorFlow: for P = A @ B, dA = U @ B^H and dB = A^H @ U (tf.Conj of the operands)."""
+    rng = np.random.default_rng(3)
+    a = (rng.standard_normal((2, 3)) + 1j * rng.standard_normal((2, 3))).astype(np.complex128)
+    b = (rng.standard_normal((3, 4)) + 1j * rng.standard_normal((3, 4))).astype(np.complex128)
+    u = (rng.standard_normal((2, 4)) + 1j * rng.standard_normal((2, 4))).astype(np.complex128)
+
+    def grads(a, b):
+        with tt.GradientTape() as tape:
+            tape.watch([a, b])
+            loss = tt.math.reduce_sum(tt.matmul(a, b) * u)
+        return tape.gradient(loss, [a, b])
+
+    da, db = (tt.function(grads) if traced else grads)(tt.constant(a), tt.constant(b))
+    np.testing.assert_allclose(da.numpy(), u @ b.conj().T, rtol=1e-12)
+    np.testing.assert_allclose(db.numpy(), a.conj().T @ u, rtol=1e-12)
+    assert tt.math.conj(tt.constant([1.0, 2.0])).numpy().tolist() == [1.0, 2.0]  # real: returned as it is

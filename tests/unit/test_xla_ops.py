@@ -75,11 +75,12 @@ MORE = [
 # Checked with whole modules in test_xla_compile.py (calls, control flow, variables, optimizer
 # steps; TF1 ref-variable ops are refused, as by TensorFlow's XLA bridge) or as a function's constants.
 MODULE_OPS = {n for n, c in REGISTRY.items() if calls_functions(c) or has_trait(c, ResourceOp)} | {"tf.Const"}
+COMPLEX_ONLY = {"tf.Conj"}  # test_complex_only_ops_under_xla
 ALL = SPECS + MORE
 
 
 def test_every_op_is_covered():
-    covered = {s.op for s in ALL} | MODULE_OPS
+    covered = {s.op for s in ALL} | MODULE_OPS | COMPLEX_ONLY
     missing = sorted(set(REGISTRY) - covered)
     assert not missing, f"ops without an XLA check: {missing}"
 
@@ -121,3 +122,10 @@ def test_op_under_xla_matches_graph_mode(spec, dtype):
             np.testing.assert_allclose(g, w, rtol=rtol, atol=rtol, err_msg=f"output {k}")
         else:
             np.testing.assert_array_equal(g, w, err_msg=f"output {k}")
+
+
+def test_complex_only_ops_under_xla():
+    x = np.array([1 + 2j, -3j, 0.5], np.complex64)
+    f = tt.function(lambda v: tt.math.conj(v) * 2.0, jit_compile=True)
+    np.testing.assert_array_equal(f(tt.constant(x)).numpy(), np.conj(x) * 2)
+    assert "tf.Conj" in f.get_concrete_function(tt.TensorSpec([3], tt.complex64)).mlir()

@@ -6,14 +6,19 @@ every value is an array plus a flag, "batched" (leading batch axis) or not. Each
 by a batching rule:
 
 - no batched operand: the op's ``compute`` (or ``kernel``) once, as the executor would;
-- elementwise ops: batched operands get unit axes after the batch axis so numpy's right-aligned
-  broadcasting lines them up with unbatched operands, then one ``compute`` over the whole batch;
-- MatMul / BatchMatMulV2: ``np.matmul`` broadcasts over the stack (one BLAS call per item; a
-  batched left operand against an unbatched right one is folded into a single GEMM);
-- reductions, Reshape, Transpose, ExpandDims, Squeeze, ConcatV2, Pack, ...: axes shifted by one;
-- batch-polymorphic ops (Conv2D, pools, softmax cross entropy) with only their first operand
-  batched: the batch folded into dim 0 and unfolded afterwards;
-- anything else: a loop over the batch, stacked (correct for every op, only slower).
+- otherwise the rule the op class names in ``BATCHING`` (``batching_rule``):
+  - "elementwise" (the default of Elementwise ops): batched operands get unit axes after the batch
+    axis so numpy's right-aligned broadcasting lines them up with unbatched operands, then one
+    ``compute`` over the whole batch; "passthrough" (ReturnsOperands ops) passes values on;
+  - "matmul": ``np.matmul`` broadcasts over the stack (one BLAS call per item; a batched left
+    operand against an unbatched right one is folded into a single GEMM);
+  - "reduction" / "sum" / "mean", "reshape", "transpose", "expand_dims", "squeeze", "concat",
+    "pack": axes shifted by one; "leading_axes": ops on the last axis or per element, whose leading
+    axes pass through; "same_for_every_item": results that depend on shapes only;
+  - "fold": batch-polymorphic ops (Conv2D, pools, softmax cross entropy) with only their first
+    operand batched: the batch folded into dim 0 and unfolded afterwards (``FOLD_TILED`` operands
+    are tiled along);
+  - "loop" (the default): a loop over the batch, stacked (correct for every op, only slower).
 
 The checker's perturbed inputs arrive as a ``SparseBatch`` (each item differs from the base
 input in one element) and stay sparse through the ops that allow it: see ``sparse_batch.py``.
@@ -27,11 +32,14 @@ input in one element) and stay sparse through the ops that allow it: see ``spars
 from __future__ import annotations
 
 import numpy as np
+from xdsl.traits import IsTerminator, Pure
 
 import tinytf.dtypes as dtypes
-from tinytf.autodiff.sparse_batch import _CHEAP, _NOT_BROADCASTING, SparseBatch, _changed_only, _sparse_rule
+from tinytf.autodiff.sparse_batch import SparseBatch, _changed_only, _sparse_rule
 from tinytf.errors import UnimplementedError
 from tinytf.framework import op as op_module
+from tinytf.framework import tf_types
+from tinytf.framework.variables import AbstractVariable
 
 _WIDE = {"f": dtypes.float64, "c": dtypes.complex128}
 
@@ -79,6 +87,28 @@ def apply(op_cls, arrays, attrs):
     return [np.asarray(out)]
 
 
+def batching_rule(cls) -> str:
+    """The batching rule an op class asks for (its ``BATCHING``), or the default its traits imply."""
+    rule = getattr(cls, "BATCHING", None)
+    if rule is not None:
+        return rule
+    if op_module.has_trait(cls, op_module.ReturnsOperands):
+        return "passthrough"
+    return "elementwise" if op_module.has_trait(cls, op_module.Elementwise) else "loop"
+
+
+class HeldValue(AbstractVariable):
+    """A resource argument of a batched evaluation: the variable's value, read by ReadVariableOp."""
+
+    __slots__ = ("value", "dtype", "shape", "name")
+
+    def __init__(self, value: np.ndarray):
+        self.value, self.dtype, self.shape, self.name = value, dtypes.as_dtype(value.dtype), value.shape, "resource"
+
+    def read(self) -> np.ndarray:
+        return self.value
+
+
 class BatchedGraph:
     """A ``func.func`` compiled once into a flat plan, run over batched or unbatched arrays."""
 
@@ -90,11 +120,12 @@ class BatchedGraph:
         for arg in block.args:
             slots[arg] = len(slots)
         self.num_args = len(block.args)
+        self.resources = {a.index for a in block.args if tf_types.is_resource(a.type)}
         self.consts: dict[int, np.ndarray] = {}
         self.plan = []
         self.outputs: list[int] = []
         for op in block.ops:
-            if op.name in ("func.return", "tf.Yield"):
+            if op.has_trait(IsTerminator, value_if_unregistered=False):
                 self.outputs = [slots[v] for v in op.operands]
                 break
             cls = type(op)
@@ -108,10 +139,10 @@ class BatchedGraph:
             for r in op.results:
                 slots[r] = len(slots)
                 outs.append(slots[r])
-            if op.name == "tf.Const":
-                self.consts[outs[0]] = attrs["value"]
+            if not ins and op_module.has_trait(cls, Pure):  # a constant: computed once, here
+                self.consts.update(zip(outs, self._apply(cls, [], attrs)))
                 continue
-            self.plan.append((cls, ins, outs, attrs))
+            self.plan.append((cls, batching_rule(cls), ins, outs, attrs))
         self.num_slots = len(slots)
 
     def run(self, args, batch: int | None = None, stats: dict | None = None, base: list | None = None,
@@ -128,20 +159,23 @@ class BatchedGraph:
         vals: list = [None] * self.num_slots
         flags = [False] * self.num_slots
         for i, (a, b) in enumerate(args):
-            vals[i] = a if isinstance(a, SparseBatch) else _promote_array(a) if self.promote else np.asarray(a)
+            if i in self.resources:
+                vals[i] = a if isinstance(a, AbstractVariable) else HeldValue(self._promoted(_value_of(a)))
+            else:
+                vals[i] = a if isinstance(a, SparseBatch) else self._promoted(a)
             flags[i] = b
             if b:
                 batch = vals[i].shape[0]
         for slot, value in self.consts.items():
             vals[slot] = value
         biggest = 0
-        for cls, ins, outs, attrs in self.plan:
+        for cls, rule, ins, outs, attrs in self.plan:
             arrays = [vals[i] for i in ins]
             batched = [flags[i] for i in ins]
             if any(batched):
                 results = None
                 if any(isinstance(a, SparseBatch) for a in arrays):
-                    results = _sparse_rule(cls, arrays, batched, attrs, base, outs, self)
+                    results = _sparse_rule(cls, rule, arrays, batched, attrs, base, outs, self)
                     if results is None:  # no sparse rule: materialise the stack once for every user
                         for i in ins:
                             if isinstance(vals[i], SparseBatch):
@@ -149,11 +183,11 @@ class BatchedGraph:
                                 if stats is not None:
                                     biggest = max(biggest, vals[i].nbytes // batch)
                         arrays = [vals[i] for i in ins]
-                if results is None and base is not None and len(ins) == 1 and len(outs) == 1 and cls.name not in _CHEAP \
-                        and op_module.has_trait(cls, op_module.Elementwise):
+                if results is None and base is not None and len(ins) == 1 and len(outs) == 1 \
+                        and rule == "elementwise" and not getattr(cls, "CHEAP", False):
                     results = _changed_only(cls, arrays[0], base[ins[0]], base[outs[0]], attrs, self)
                 if results is None:
-                    results = batched_apply(cls, arrays, batched, attrs, batch, self)
+                    results = RULES[rule](cls, arrays, batched, attrs, batch, self)
             else:
                 results = [(a, False) for a in self._apply(cls, arrays, attrs)]
             for slot, (a, b) in zip(outs, results):
@@ -167,11 +201,13 @@ class BatchedGraph:
             self.values = vals
         return [(vals[i].dense() if isinstance(vals[i], SparseBatch) else vals[i], flags[i]) for i in self.outputs]
 
+    def _promoted(self, a) -> np.ndarray:
+        return _promote_array(a) if self.promote else np.asarray(a)
+
     def _apply(self, cls, arrays, attrs):
-        if cls.name in ("tf.PartitionedCall", "tf.StatefulPartitionedCall"):
-            return [a for a, _ in self._callee(attrs["f"]).run([(a, False) for a in arrays])]
-        if cls.name == "tf.ReadVariableOp":
-            return [_value_of(arrays[0])]
+        trait = op_module.calls_functions(cls)
+        if trait is not None and trait.kind == "call":
+            return [a for a, _ in self._callee(attrs[trait.functions[0]]).run([(a, False) for a in arrays])]
         return apply(cls, arrays, attrs)
 
     def _callee(self, name):
@@ -219,14 +255,15 @@ def _elementwise(cls, arrays, batched, attrs, batch, graph):
 
 def _matmul(cls, arrays, batched, attrs, batch, graph):
     (a, b), (ba, bb) = arrays, batched
-    if cls.name == "tf.MatMul":
+    matrices = "transpose_a" in attrs  # MatMul's 2-D operands; BatchMatMul's adj_x / adj_y
+    if matrices:
         ta, tb = attrs["transpose_a"], attrs["transpose_b"]
     else:
         ta, tb = attrs.get("adj_x", False), attrs.get("adj_y", False)
         a, b = (np.conj(a) if ta else a), (np.conj(b) if tb else b)
     a = np.swapaxes(a, -1, -2) if ta else a
     b = np.swapaxes(b, -1, -2) if tb else b
-    if cls.name != "tf.MatMul":  # batch dims broadcast right-aligned: line the stack axis up
+    if not matrices:  # batch dims broadcast right-aligned: line the stack axis up
         rank = max(_rank(arrays[0], ba), _rank(arrays[1], bb))
         a = a.reshape((a.shape[0],) + (1,) * (rank - a.ndim + 1) + a.shape[1:]) if ba else a
         b = b.reshape((b.shape[0],) + (1,) * (rank - b.ndim + 1) + b.shape[1:]) if bb else b
@@ -326,7 +363,7 @@ def _fold(cls, arrays, batched, attrs, batch, graph):
         return _loop(cls, arrays, batched, attrs, batch, graph)
     x = arrays[0]
     n = x.shape[1]
-    rest = [np.concatenate([a] * batch, axis=0) if i in _FOLD_TILED.get(cls.name, ()) else a
+    rest = [np.concatenate([a] * batch, axis=0) if i in getattr(cls, "FOLD_TILED", ()) else a
             for i, a in enumerate(arrays[1:], start=1)]
     outs = graph._apply(cls, [x.reshape((batch * n,) + x.shape[2:])] + rest, attrs)
     return [(o.reshape((batch, n) + o.shape[1:]), True) for o in outs]
@@ -338,30 +375,10 @@ def _loop(cls, arrays, batched, attrs, batch, graph):
     return [(np.stack([item[k] for item in per_item]), True) for k in range(len(per_item[0]))]
 
 
-# Operands that go along with the folded batch (the labels of a cross entropy).
-_FOLD_TILED = {"tf.SparseSoftmaxCrossEntropyWithLogits": (1,), "tf.SoftmaxCrossEntropyWithLogits": (1,)}
-
 RULES = {
-    "tf.MatMul": _matmul, "tf.BatchMatMulV2": _matmul,
-    "tf.Reshape": _reshape, "tf.Transpose": _transpose, "tf.ExpandDims": _expand_dims,
-    "tf.Squeeze": _squeeze, "tf.ConcatV2": _concat, "tf.Pack": _pack,
-    "tf.Identity": _passthrough, "tf.IdentityN": _passthrough, "tf.StopGradient": _passthrough,
-    "tf.Shape": _first_item, "tf.Size": _first_item, "tf.Rank": _first_item,
-    "tf.Softmax": _direct, "tf.LogSoftmax": _direct, "tf.Cast": _direct, "tf.ZerosLike": _direct,
-    "tf.OnesLike": _direct, "tf.BiasAdd": _bias_add, "tf.Conv2D": _fold, "tf.MaxPool": _fold,
-    "tf.AvgPool": _fold, "tf.DepthwiseConv2dNative": _fold,
-    "tf.SparseSoftmaxCrossEntropyWithLogits": _fold, "tf.SoftmaxCrossEntropyWithLogits": _fold,
+    "elementwise": _elementwise, "loop": _loop, "passthrough": _passthrough, "fold": _fold,
+    "leading_axes": _direct, "same_for_every_item": _first_item, "matmul": _matmul,
+    "reduction": _reduction, "sum": _reduction, "mean": _reduction, "reshape": _reshape,
+    "transpose": _transpose, "expand_dims": _expand_dims, "squeeze": _squeeze, "concat": _concat,
+    "pack": _pack, "bias_add": _bias_add,
 }
-for _name in ("tf.Sum", "tf.Mean", "tf.Max", "tf.Min", "tf.Prod", "tf.All", "tf.Any"):
-    RULES[_name] = _reduction
-
-
-
-def batched_apply(cls, arrays, batched, attrs, batch, graph):
-    rule = RULES.get(cls.name)
-    if rule is None:
-        if cls.name not in _NOT_BROADCASTING and op_module.has_trait(cls, op_module.Elementwise):
-            rule = _elementwise
-        else:
-            rule = _loop
-    return rule(cls, arrays, batched, attrs, batch, graph)

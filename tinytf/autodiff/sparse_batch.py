@@ -26,11 +26,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from tinytf.framework import op as op_module
-
-# Elementwise-trait ops whose operands do not all broadcast against each other.
-_NOT_BROADCASTING = {"tf.Select"}
-
 
 class SparseBatch:
     """A batch of copies of ``base``, item b differing from it at the flat indices ``index[b]``
@@ -67,22 +62,22 @@ class SparseBatch:
         return out
 
 
-def _sparse_rule(cls, arrays, batched, attrs, base, outs, graph):
-    """Ops that keep a SparseBatch sparse, or exploit it; None: materialise it instead."""
-    name = cls.name
-    if name in ("tf.Identity", "tf.StopGradient", "tf.IdentityN"):
+def _sparse_rule(cls, rule: str, arrays, batched, attrs, base, outs, graph):
+    """Ops that keep a SparseBatch sparse, or exploit it, by their batching ``rule``; None: materialise
+    it instead."""
+    if rule == "passthrough":
         return list(zip(arrays, batched))
     if sum(batched) != 1 or base is None or len(outs) != 1 or base[outs[0]] is None:
         return None
     k = next(i for i, a in enumerate(arrays) if isinstance(a, SparseBatch))
     x, y_base = arrays[k], base[outs[0]]
-    if name == "tf.MatMul" and x.base.ndim == 2 and arrays[1 - k].ndim == 2:
+    if rule == "matmul" and "transpose_a" in attrs and x.base.ndim == 2 and arrays[1 - k].ndim == 2:
         if x.index.shape[1] == 1:
             return [(_one_hot_matmul(x, k, arrays[1 - k], attrs, y_base), True)]
         return [(_sparse_matmul(x, k, arrays[1 - k], attrs, y_base), True)]
-    if name in ("tf.Sum", "tf.Mean") and k == 0 and y_base.dtype.kind in "fc":
-        return [(_sparse_sum(x, arrays[1], attrs, y_base, name == "tf.Mean"), True)]
-    if not op_module.has_trait(cls, op_module.Elementwise) or name in _NOT_BROADCASTING:
+    if rule in ("sum", "mean") and k == 0 and y_base.dtype.kind in "fc":
+        return [(_sparse_sum(x, arrays[1], attrs, y_base, rule == "mean"), True)]
+    if rule != "elementwise":
         return None
     if y_base.shape == x.base.shape:
         index, values = x.index, x.values
@@ -176,11 +171,6 @@ def _sparse_sum(x, axis, attrs, y_base, mean: bool):
     pos = np.ravel_multi_index(kept, y_base.shape)
     np.add.at(flat, (np.broadcast_to(np.arange(n)[:, None], pos.shape), pos), delta)
     return out
-
-
-# Elementwise ops as cheap as the bookkeeping that would let them skip unchanged elements.
-_CHEAP = {"tf.Neg", "tf.Abs", "tf.Relu", "tf.Identity", "tf.Square", "tf.Sign", "tf.Cast", "tf.ZerosLike",
-          "tf.OnesLike", "tf.StopGradient", "tf.Floor", "tf.Ceil", "tf.LogicalNot", "tf.IsNan", "tf.IsFinite"}
 
 
 def _changed_only(cls, x, x_base, y_base, attrs, graph):

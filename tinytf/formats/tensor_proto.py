@@ -23,7 +23,7 @@ import math
 
 import numpy as np
 
-from tinytf import dtypes
+import tinytf.dtypes as dtypes
 from tinytf.errors import InvalidArgumentError, UnimplementedError
 from tinytf.framework.kernel import check_allocation
 

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from xdsl.dialects.builtin import ArrayAttr, FileLineColLoc, SymbolRefAttr
 from xdsl.irdl import IRDLOperation, irdl_op_definition, traits_def
-from xdsl.traits import HasCanonicalizationPatternsTrait, OpTrait
+from xdsl.traits import ConstantLike, HasCanonicalizationPatternsTrait, OpTrait
 from xdsl.utils.exceptions import VerifyException
 
 from tinytf.errors import InvalidArgumentError
@@ -244,6 +244,11 @@ class CallsFunctions(OpTrait):
 def calls_functions(op_or_cls) -> CallsFunctions | None:
     """The op's CallsFunctions trait, or None (an op class or an IR op, registered or not)."""
     return op_or_cls.get_trait(CallsFunctions) if hasattr(op_or_cls, "get_trait") else None
+
+
+def is_constant(op) -> bool:
+    """A tinytf op whose value is known without inputs (tf.Const: xDSL's ConstantLike trait)."""
+    return isinstance(op, Op) and has_trait(op, ConstantLike)
 
 
 def has_trait(op_or_cls, trait: type[OpTrait]) -> bool:

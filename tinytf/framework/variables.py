@@ -282,26 +282,6 @@ class Variable(AbstractVariable):
             with self._lock.cond:
                 self._buffer, self._device = new, None
 
-    def update(self, delta, ufunc, op_name: str) -> None:
-        """``value = ufunc(value, delta)`` as one step under the lock (AssignAdd / AssignSub)."""
-        delta = np.asarray(delta)
-        with self._lock:
-            current = self.read()
-            if dtypes.as_dtype(delta.dtype) is not self._dtype:
-                raise InvalidArgumentError(
-                    f"{op_name}: variable {self.name} has dtype {self._dtype.name}, update has "
-                    f"{dtypes.as_dtype(delta.dtype).name}", op_name)
-            if delta.shape != current.shape:
-                raise InvalidArgumentError(
-                    f"{op_name}: cannot update variable {self.name} with shape {_shape_str(current.shape)} "
-                    f"using a tensor with shape {_shape_str(delta.shape)}, shapes must be equal", op_name)
-            del current
-            buffer, in_place = self.begin_update(op_name)
-            try:
-                ufunc(buffer, delta, out=buffer)
-            finally:
-                self.end_update(buffer, in_place)
-
     # --- the op-based API ---------------------------------------------------------------------
 
     def value(self):

@@ -6,6 +6,8 @@ ZerosLike, OnesLike; the tt.zeros / ones / fill helpers.
 """
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 from xdsl.irdl import operand_def, result_def, traits_def, var_operand_def, var_result_def
 from xdsl.traits import ConstantLike, Pure
@@ -37,8 +39,8 @@ class Const(Op):
     traits = traits_def(Pure(), ConstantLike(), NotDifferentiable())
 
     @staticmethod
-    def infer(*, value):
-        return TensorSpec(value.shape, dtypes.as_dtype(value.dtype))
+    def infer(*, value):  # the spec carries the value: shape rules may read constant operands
+        return TensorSpec(value.shape, dtypes.as_dtype(value.dtype), value=value)
 
     @staticmethod
     def compute(xp, *, value):
@@ -131,6 +133,8 @@ class Cast(Op):
     """Converts to ``DstT``.  %y = "tf.Cast"(%x) <{Truncate = false}> : (tensor<2xi8>) -> tensor<2xi32>"""
 
     name = "tf.Cast"
+    BATCHING: ClassVar[str] = "leading_axes"
+    CHEAP: ClassVar[bool] = True
     x = operand_def()
     y = result_def()
     Truncate = attr(False)
@@ -268,6 +272,8 @@ class ZerosLike(_FilledLike):
     """Zeros of x's shape and dtype.  %y = "tf.ZerosLike"(%x) : (tensor<2xf32>) -> tensor<2xf32>"""
 
     name = "tf.ZerosLike"
+    BATCHING: ClassVar[str] = "leading_axes"
+    CHEAP: ClassVar[bool] = True
 
     @staticmethod
     def compute(xp, x):
@@ -279,6 +285,8 @@ class OnesLike(_FilledLike):
     """Ones of x's shape and dtype.  %y = "tf.OnesLike"(%x) : (tensor<2xf32>) -> tensor<2xf32>"""
 
     name = "tf.OnesLike"
+    BATCHING: ClassVar[str] = "leading_axes"
+    CHEAP: ClassVar[bool] = True
 
     @staticmethod
     def compute(xp, x):

@@ -193,6 +193,7 @@ class LogicalNot(Unary):
     """not x.  %y = "tf.LogicalNot"(%x) : (tensor<3xi1>) -> tensor<3xi1>"""
 
     name = "tf.LogicalNot"
+    CHEAP: ClassVar[bool] = True
     TYPES: ClassVar = BOOL
     traits = traits_def(NotDifferentiable())
 
@@ -232,6 +233,7 @@ class Select(_Select):
     """
 
     name = "tf.Select"
+    BATCHING: ClassVar[str] = "loop"
 
     @classmethod
     def infer(cls, condition, t, e):

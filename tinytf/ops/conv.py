@@ -176,6 +176,7 @@ class Conv2D(_ConvForward):
     fewer input channels than the input (input channels = groups * filter in-channels)."""
 
     name = "tf.Conv2D"
+    BATCHING: ClassVar[str] = "fold"
     use_cudnn_on_gpu = attr(True)
 
     @staticmethod
@@ -220,6 +221,7 @@ class DepthwiseConv2dNative(_ConvForward):
     output channels, channel c*M + m from input channel c."""
 
     name = "tf.DepthwiseConv2dNative"
+    BATCHING: ClassVar[str] = "fold"
     DEPTHWISE: ClassVar[bool] = True
 
     @staticmethod

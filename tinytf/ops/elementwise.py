@@ -18,7 +18,7 @@ import tinytf.dtypes as dtypes
 from tinytf.framework.op import NotDifferentiable, register
 from tinytf.framework.tensor_spec import TensorSpec
 from tinytf.ops.math import multiply
-from tinytf.ops.type_lists import FLOAT, NUMBER, SIGNED, SIGNED_NUMBER, Unary, check_types
+from tinytf.ops.type_lists import COMPLEX, FLOAT, NUMBER, SIGNED, SIGNED_NUMBER, Unary, check_types
 
 
 @register
@@ -27,6 +27,7 @@ class Neg(Unary):
 
     name = "tf.Neg"
     UFUNC: ClassVar = np.negative
+    CHEAP: ClassVar[bool] = True
     TYPES: ClassVar = SIGNED_NUMBER
 
     @staticmethod
@@ -43,11 +44,34 @@ def negative(x, name=None):
 
 
 @register
+class Conj(Unary):
+    """The complex conjugate.  %y = "tf.Conj"(%x) : (tensor<2xcomplex<f32>>) -> tensor<2xcomplex<f32>>"""
+
+    name = "tf.Conj"
+    TYPES: ClassVar = COMPLEX
+
+    @staticmethod
+    def compute(xp, x):
+        return xp.conj(x)
+
+    @staticmethod
+    def grad(op, dy):  # Given upstream grad dy and y = conj(x): dx = conj(dy)
+        return [conj(dy)]
+
+
+def conj(x, name=None):
+    """conj(x); a real x is returned as it is, as TensorFlow's tf.math.conj does."""
+    dtype = getattr(x, "dtype", None)
+    return Conj.bind(x) if dtype is not None and getattr(dtype, "is_complex", False) else x
+
+
+@register
 class Abs(Unary):
     """|x| (integers wrap: |INT_MIN| = INT_MIN).  %y = "tf.Abs"(%x) : (tensor<3x4xf32>) -> tensor<3x4xf32>"""
 
     name = "tf.Abs"
     UFUNC: ClassVar = np.absolute
+    CHEAP: ClassVar[bool] = True
     TYPES: ClassVar = FLOAT | SIGNED  # complex |x| is tf.ComplexAbs
 
     @staticmethod
@@ -69,6 +93,7 @@ class Sign(Unary):
 
     name = "tf.Sign"
     UFUNC: ClassVar = np.sign
+    CHEAP: ClassVar[bool] = True
     TYPES: ClassVar = SIGNED_NUMBER
 
     @staticmethod
@@ -136,6 +161,7 @@ class Square(Unary):
     """x * x (integers wrap).  %y = "tf.Square"(%x) : (tensor<3xf32>) -> tensor<3xf32>"""
 
     name = "tf.Square"
+    CHEAP: ClassVar[bool] = True
     TYPES: ClassVar = NUMBER
 
     @staticmethod
@@ -185,6 +211,7 @@ class Floor(Unary):
 
     name = "tf.Floor"
     UFUNC: ClassVar = np.floor
+    CHEAP: ClassVar[bool] = True
     TYPES: ClassVar = FLOAT
     traits = traits_def(NotDifferentiable())  # TensorFlow's gradient is None
 
@@ -203,6 +230,7 @@ class Ceil(Unary):
 
     name = "tf.Ceil"
     UFUNC: ClassVar = np.ceil
+    CHEAP: ClassVar[bool] = True
     TYPES: ClassVar = FLOAT
     traits = traits_def(NotDifferentiable())  # TensorFlow's gradient is None
 
@@ -253,6 +281,7 @@ class IsNan(_Predicate):
     """x is NaN.  %y = "tf.IsNan"(%x) : (tensor<3xf32>) -> tensor<3xi1>"""
 
     name = "tf.IsNan"
+    CHEAP: ClassVar[bool] = True
 
     @staticmethod
     def compute(xp, x):
@@ -268,6 +297,7 @@ class IsFinite(_Predicate):
     """x is neither inf nor NaN.  %y = "tf.IsFinite"(%x) : (tensor<3xf32>) -> tensor<3xi1>"""
 
     name = "tf.IsFinite"
+    CHEAP: ClassVar[bool] = True
 
     @staticmethod
     def compute(xp, x):

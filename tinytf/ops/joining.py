@@ -6,6 +6,7 @@ Unpack, Split, SplitV.
 from __future__ import annotations
 
 import builtins
+from typing import ClassVar
 
 import numpy as np
 from xdsl.irdl import operand_def, result_def, traits_def, var_operand_def, var_result_def
@@ -53,6 +54,7 @@ class ConcatV2(Op):
     """
 
     name = "tf.ConcatV2"
+    BATCHING: ClassVar[str] = "concat"
     values = var_operand_def()
     axis = operand_def()
     output = result_def()
@@ -157,6 +159,7 @@ class Pack(Op):
     """
 
     name = "tf.Pack"
+    BATCHING: ClassVar[str] = "pack"
     values = var_operand_def()
     output = result_def()
     axis = attr(0)

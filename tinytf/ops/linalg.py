@@ -20,6 +20,7 @@ from tinytf.framework.attributes import attr
 from tinytf.framework.op import Op, register
 from tinytf.framework.tensor_spec import TensorSpec
 from tinytf.ops.base import broadcast_shapes, fmt_shape, same_dtype
+from tinytf.ops.op_functions import ops
 from tinytf.ops.type_lists import COMPLEX, FLOAT, UNSIGNED, check_types
 
 
@@ -38,6 +39,7 @@ class BatchMatMulV2(Op):
     """x @ y over the last two dims, broadcasting the batch dims (rank 3 against rank 2 is fine)."""
 
     name = "tf.BatchMatMulV2"
+    BATCHING: ClassVar[str] = "matmul"
     x = operand_def()
     y = operand_def()
     output = result_def()
@@ -219,7 +221,7 @@ class Einsum(Op):
             if i in skip:  # no product for a gradient nobody wants
                 grads.append(None)
                 continue
-            x, other = op.inputs[i], _conj(op.inputs[1 - i])
+            x, other = op.inputs[i], ops.conj(op.inputs[1 - i])  # TensorFlow differentiates against the conjugates
             g = _operand_grad(do, out, ins[i], x, other, ins[1 - i])
             grads.append(_unbroadcast(g, x, ins[i]))
         return grads
@@ -301,18 +303,6 @@ def _static_shape(x):
     if s is None or getattr(s, "rank", 0) is None:
         return None
     return tuple(None if d is None else int(d) for d in s)
-
-
-def _conj(x):
-    """conj(x) for a complex x (TensorFlow differentiates complex einsums against the conjugates)."""
-    if not x.dtype.is_complex:
-        return x
-    from tinytf.ops.transpose import transpose
-
-    rank = _static_shape(x)
-    if rank is None:
-        raise UnimplementedError("tf.Einsum: gradient of a complex einsum needs operands of known rank", "tf.Einsum")
-    return transpose(x, list(range(len(rank))), conjugate=True)
 
 
 def einsum(equation, *inputs, name=None):

@@ -19,6 +19,7 @@ from tinytf.framework.attributes import attr
 from tinytf.framework.op import Commutative, Op, register
 from tinytf.framework.tensor_spec import TensorSpec
 from tinytf.ops.base import check_dtype, fmt_shape, same_dtype
+from tinytf.ops.op_functions import ops
 from tinytf.ops.type_lists import (
     COMPLEX,
     FLOAT,
@@ -292,6 +293,7 @@ class MatMul(Op):
     """
 
     name = "tf.MatMul"
+    BATCHING: ClassVar[str] = "matmul"
     a = operand_def()
     b = operand_def()
     product = result_def()
@@ -323,8 +325,8 @@ class MatMul(Op):
         return xp.matmul(a.T if transpose_a else a, b.T if transpose_b else b)
 
     @staticmethod
-    def grad(op, dp):  # Given upstream grad U and P = A @ B: dA = U @ B^T, dB = A^T @ U (transposes folded)
-        a, b = op.inputs
+    def grad(op, dp):  # Given upstream grad U and P = A @ B: dA = U @ B^H, dB = A^H @ U (transposes folded)
+        a, b = (ops.conj(x) for x in op.inputs)  # the conjugates: complex gradients are TensorFlow's
         ta, tb = op.attrs["transpose_a"], op.attrs["transpose_b"]
 
         def mm(x, y, tx, ty, grad_first):  # grad_a / grad_b mark the operand that is U, as TensorFlow does

@@ -8,6 +8,8 @@ in softmax.py. Gradients that need other op families (multiply, exp, ...) find t
 """
 from __future__ import annotations
 
+from typing import ClassVar
+
 import ml_dtypes
 import numpy as np
 from xdsl.irdl import operand_def, result_def, traits_def
@@ -43,6 +45,7 @@ class BiasAdd(Op):
     """
 
     name = "tf.BiasAdd"
+    BATCHING: ClassVar[str] = "bias_add"
     value = operand_def()
     bias = operand_def()
     output = result_def()
@@ -131,6 +134,7 @@ class Relu(_Activation):
     """max(x, 0).  %y = "tf.Relu"(%x) : (tensor<2xf32>) -> tensor<2xf32>"""
 
     name = "tf.Relu"
+    CHEAP: ClassVar[bool] = True
 
     @staticmethod
     def kinds() -> str:

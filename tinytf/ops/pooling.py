@@ -68,6 +68,7 @@ class MaxPool(_Pool):
     """The maximum over each window; padding never wins (SAME pads with -inf)."""
 
     name = "tf.MaxPool"
+    BATCHING: ClassVar[str] = "fold"
     input = operand_def()
     output = result_def()
     explicit_paddings = attr((), kind="ints")
@@ -155,6 +156,7 @@ class AvgPool(_Pool):
     """The mean over each window, counting only real (not padded) elements."""
 
     name = "tf.AvgPool"
+    BATCHING: ClassVar[str] = "fold"
     value = operand_def()
     output = result_def()
     KINDS: ClassVar[str] = "f"

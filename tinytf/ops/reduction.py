@@ -55,6 +55,7 @@ class _Reduce(Op):
     traits = traits_def(Pure())
 
     TYPES: ClassVar = NUMBER
+    BATCHING: ClassVar[str] = "reduction"
 
     @classmethod
     def infer(cls, input, reduction_indices, *, keep_dims=False):
@@ -100,6 +101,7 @@ class Sum(_Reduce):
     """Sum over axes (integers wrap in their dtype)."""
 
     name = "tf.Sum"
+    BATCHING: ClassVar[str] = "sum"
 
     @staticmethod
     def _reduce(xp, x, axes, keep_dims):
@@ -116,6 +118,7 @@ class Mean(_Reduce):
     """Mean over axes; integers accumulate wide and truncate toward zero (mean([-1, -2]) = -1)."""
 
     name = "tf.Mean"
+    BATCHING: ClassVar[str] = "mean"
 
     @staticmethod
     def _reduce(xp, x, axes, keep_dims):

@@ -9,6 +9,7 @@ they are known (eagerly, or constants) and leaves dims unknown (``None``) otherw
 from __future__ import annotations
 
 import math
+from typing import ClassVar
 
 import numpy as np
 from xdsl.irdl import operand_def, result_def, traits_def
@@ -82,6 +83,7 @@ class Reshape(Op):
     """
 
     name = "tf.Reshape"
+    BATCHING: ClassVar[str] = "reshape"
     tensor = operand_def()
     shape = operand_def()
     output = result_def()
@@ -142,6 +144,7 @@ class Squeeze(Op):
     """
 
     name = "tf.Squeeze"
+    BATCHING: ClassVar[str] = "squeeze"
     input = operand_def()
     output = result_def()
     squeeze_dims = attr((), kind="ints")
@@ -194,6 +197,7 @@ class ExpandDims(Op):
     """
 
     name = "tf.ExpandDims"
+    BATCHING: ClassVar[str] = "expand_dims"
     input = operand_def()
     dim = operand_def()
     output = result_def()
@@ -244,6 +248,7 @@ class Shape(Op):
     """The shape of ``input`` as a vector.  %s = "tf.Shape"(%x) : (tensor<2x?xf32>) -> tensor<2xi32>"""
 
     name = "tf.Shape"
+    BATCHING: ClassVar[str] = "same_for_every_item"
     input = operand_def()
     output = result_def()
     out_type = derived("type", _result_type, default=dtypes.int32)
@@ -274,6 +279,7 @@ class Size(Op):
     """The number of elements of ``input``.  %n = "tf.Size"(%x) : (tensor<2x3xf32>) -> tensor<i32>"""
 
     name = "tf.Size"
+    BATCHING: ClassVar[str] = "same_for_every_item"
     input = operand_def()
     output = result_def()
     out_type = derived("type", _result_type, default=dtypes.int32)
@@ -303,6 +309,7 @@ class Rank(Op):
     """The number of dims of ``input``.  %r = "tf.Rank"(%x) : (tensor<2x3xf32>) -> tensor<i32>"""
 
     name = "tf.Rank"
+    BATCHING: ClassVar[str] = "same_for_every_item"
     input = operand_def()
     output = result_def()
     traits = traits_def(Pure(), NotDifferentiable())

@@ -9,6 +9,8 @@ flatten leading dims (reshape) around it. Gradients find multiply, reduce_sum, .
 """
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 from xdsl.irdl import operand_def, result_def, traits_def
 from xdsl.traits import Pure
@@ -58,6 +60,7 @@ class Softmax(_LastAxis):
     """exp(x) / sum(exp(x)) over the last axis.  %y = "tf.Softmax"(%x) : (tensor<2x3xf32>) -> tensor<2x3xf32>"""
 
     name = "tf.Softmax"
+    BATCHING: ClassVar[str] = "leading_axes"
     softmax = result_def()
 
     @staticmethod
@@ -75,6 +78,7 @@ class LogSoftmax(_LastAxis):
     """x - log(sum(exp(x))) over the last axis.  %y = "tf.LogSoftmax"(%x) : (tensor<2x3xf32>) -> tensor<2x3xf32>"""
 
     name = "tf.LogSoftmax"
+    BATCHING: ClassVar[str] = "leading_axes"
     logsoftmax = result_def()
 
     @staticmethod
@@ -110,6 +114,8 @@ class SparseSoftmaxCrossEntropyWithLogits(Op):
     """
 
     name = "tf.SparseSoftmaxCrossEntropyWithLogits"
+    BATCHING: ClassVar[str] = "fold"
+    FOLD_TILED: ClassVar[tuple] = (1,)  # the labels go along with the folded batch
     features = operand_def()
     labels = operand_def()
     loss = result_def()
@@ -164,6 +170,8 @@ class SoftmaxCrossEntropyWithLogits(Op):
     """
 
     name = "tf.SoftmaxCrossEntropyWithLogits"
+    BATCHING: ClassVar[str] = "fold"
+    FOLD_TILED: ClassVar[tuple] = (1,)  # the labels go along with the folded batch
     features = operand_def()
     labels = operand_def()
     loss = result_def()

@@ -6,6 +6,8 @@
 """
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 from xdsl.irdl import operand_def, result_def, traits_def
 from xdsl.traits import Pure
@@ -51,6 +53,7 @@ class Transpose(Op):
     """
 
     name = "tf.Transpose"
+    BATCHING: ClassVar[str] = "transpose"
     x = operand_def()
     perm = operand_def()
     y = result_def()

@@ -217,4 +217,4 @@ def _replay_case(ctx, ins, attrs, specs):
     return call_branches(ctx, ins[0], tuple(branches), ins[1:], specs, attrs["is_stateless"], case=True)
 
 
-fb.REPLAY_RULES.update({"tf.If": _replay_if, "tf.StatelessIf": _replay_if, "tf.Case": _replay_case})
+fb.REPLAY_RULES.update({"if": _replay_if, "case": _replay_case})

@@ -9,10 +9,11 @@ its last use, so memory tracks the live set (and a kernel may later reuse a dyin
 buffer). Shapes declared in the IR are not trusted (TensorFlow prints ``tensor<4x?xf32>`` and
 ``tensor<*xf32>``): every op's shape rule runs on the actual values.
 
-Functional control flow calls other functions of the module: ``tf.PartitionedCall`` /
-``tf.StatefulPartitionedCall`` (``f``), ``tf.If`` / ``tf.StatelessIf`` (``then_branch``,
-``else_branch``), ``tf.While`` / ``tf.StatelessWhile`` (``cond``, ``body``), ``tf.Case`` (``branches``);
-``tf_device.cluster_func`` runs its callee through the XLA backend.
+Ops that call other functions of the module say so with their ``CallsFunctions`` trait, and run
+by its kind: a call (``tf.PartitionedCall``, ...), "if" (``tf.If``), "case", "while", and "cluster"
+(``tf_device.cluster_func``: its callee runs through the XLA backend). Every other op runs by its
+class's rules: ``compute`` or ``kernel``, with a forwarding kernel when the class says how to write
+into a buffer (tinytf/runtime/forwarding.py).
 
 ``Program(module, trusted=[name])``: the caller guarantees the argument types of those functions
 (``tt.function`` checks its arguments against the traced signature), so their plans are static
@@ -30,7 +31,7 @@ from xdsl.ir import Operation
 import tinytf.dtypes as dtypes
 from tinytf.errors import InvalidArgumentError, NotFoundError, OpError, UnimplementedError
 from tinytf.framework import tf_types
-from tinytf.framework.op import Op, calls_functions, location
+from tinytf.framework.op import Op, calls_functions, is_constant, location
 from tinytf.framework.variables import Variable
 from tinytf.runtime import dispatch
 from tinytf.runtime.forwarding import forwarding_kernel
@@ -156,9 +157,8 @@ class Program:
             except KeyError:
                 raise _mark(InvalidArgumentError(f"{_where(op)}'{name}' op uses a value defined after it or "
                                                  "in another region", name)) from None
-            if name == "tf.Const" and isinstance(op, Op):
-                value = op.attr_values()["value"]
-                new_slot(op.results[0], value)
+            if is_constant(op):  # decoded once, here
+                new_slot(op.results[0], type(op).compute(np, **op.attr_values()))
                 continue
             run = self._runner(op, name)
             outs = [new_slot(r) for r in op.results]

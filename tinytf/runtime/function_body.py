@@ -24,11 +24,12 @@ from tinytf.autodiff.tape import GradientTape
 from tinytf.autodiff.tensor_protocol import is_differentiable, variable_of
 from tinytf.errors import InvalidArgumentError, UnimplementedError
 from tinytf.framework import context
-from tinytf.framework.op import ResourceOp, has_trait
+from tinytf.framework.op import ResourceOp, calls_functions, has_trait
 from tinytf.framework.tensor_spec import TensorSpec
 from tinytf.framework.variables import Variable
 from tinytf.ops.array import Identity
 from tinytf.ops.resource import ReadVariableOp
+from tinytf.ops.variable_updates import VariableUpdate
 from tinytf.runtime import dispatch
 from tinytf.runtime.tracing import SymbolicTensor, TracingContext
 
@@ -169,16 +170,14 @@ def is_stateless(*bodies: BodyContext) -> bool:
                    for body in bodies)
 
 
-# op name -> rule(ctx, operands, attrs, result specs) -> results, or None for a plain op: how
+# CallsFunctions kind -> rule(ctx, operands, attrs, result specs) -> results, or None for a plain op: how
 # replay appends a control-flow op so that its gradient is known (tinytf/runtime/control_flow.py, while_loop.py)
 REPLAY_RULES: dict = {}
-# resource ops that do not write (they create or read a variable)
-_NOT_UPDATES = frozenset({"tf.ReadVariableOp", "tf.VarHandleOp", "tf.VariableV2"})
 
 
 def is_update(op) -> bool:
     """A variable update (assign, optimizer step; TF1 ref forms too): replaying a body skips it."""
-    return has_trait(op, ResourceOp) and op.name not in _NOT_UPDATES
+    return isinstance(op, VariableUpdate)
 
 
 def replay(fn: func.FuncOp, args: list) -> list:
@@ -195,7 +194,8 @@ def replay(fn: func.FuncOp, args: list) -> list:
             continue
         ins = [values[v] for v in op.operands]
         attrs = op.attr_values()
-        rule = REPLAY_RULES.get(op.name)
+        trait = calls_functions(op)
+        rule = REPLAY_RULES.get(trait.kind) if trait is not None else None
         outs = rule(ctx, ins, attrs, [TensorSpec.from_type(r.type) for r in op.results]) if rule else None
         if outs is None:
             outs = type(op).bind(*ins, **attrs)

@@ -20,16 +20,14 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 
 from tinytf.errors import OpError
-from tinytf.framework.op import Op, ResourceOp, has_trait
+from tinytf.framework.op import Op, ResourceOp, calls_functions, has_trait, is_constant
 from tinytf.runtime.executor import Plan, Program, _locate, op_name
 
 _worker = threading.local()  # set in pool threads: nested plans run sequentially there
 
 
 def _stateful(op) -> bool:
-    return not isinstance(op, Op) or has_trait(op, ResourceOp) or op_name(op) in (
-        "tf.PartitionedCall", "tf.StatefulPartitionedCall", "tf.If", "tf.StatelessIf", "tf.While",
-        "tf.StatelessWhile", "tf.Case", "tf.StatelessCase")
+    return not isinstance(op, Op) or has_trait(op, ResourceOp) or calls_functions(op) is not None
 
 
 class ParallelPlan(Plan):
@@ -119,8 +117,7 @@ class ParallelProgram(Program):
         plan = ParallelPlan.__new__(ParallelPlan)  # a larger slot layout: copy, not re-class
         for key in Plan.__slots__:
             setattr(plan, key, getattr(base, key))
-        ops = [op for op in fn.body.blocks[0].ops if op_name(op) not in ("func.return",)
-               and not (op_name(op) == "tf.Const" and isinstance(op, Op))]
+        ops = [op for op in fn.body.blocks[0].ops if op_name(op) != "func.return" and not is_constant(op)]
         ops = ops[:len(plan.steps)]  # the steps, in order (constants are folded into the template)
         producer = {}
         deps: list = []

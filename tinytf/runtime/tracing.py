@@ -197,9 +197,7 @@ class TracingContext:
         )
         self.block.add_op(op)
         results = []
-        for result, spec in zip(op.results, out_specs):
-            if op_cls.name == "tf.Const":  # shape rules may read constant operands (Reshape's shape)
-                spec = TensorSpec(spec.shape, spec.dtype, value=attrs["value"])
+        for result, spec in zip(op.results, out_specs):  # a constant's spec carries its value
             results.append(SymbolicTensor(result, spec, self))
         if isinstance(out, TensorSpec):
             return results[0]

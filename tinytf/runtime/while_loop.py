@@ -254,4 +254,4 @@ def _replay_while(ctx, ins, attrs, specs):
     return call_while(ctx, ins, {**attrs, "body": body, "cond": cond}, specs)
 
 
-fb.REPLAY_RULES["tf.While"] = _replay_while
+fb.REPLAY_RULES["while"] = _replay_while

@@ -93,10 +93,11 @@ class ControlFlowLowering:
     def lower_while(self, op: Operation, functions: list, values: list) -> list:
         jax, jnp = self.jax, self.jnp
         cond, body = functions
+        name = op_name(op)
         resources = _unique([v for v in values if isinstance(v, Resource)])
         carried = [i for i, v in enumerate(values) if not isinstance(v, Resource)]
         if any(r.value is None for r in resources):
-            raise InvalidArgumentError(f"{where(op)}tf.While: an uninitialized resource cannot be carried", "tf.While")
+            raise InvalidArgumentError(f"{where(op)}{name}: an uninitialized resource cannot be carried", name)
         kinds = [(jnp.asarray(values[i]).dtype, tuple(np.shape(values[i]))) for i in carried]
         res_kinds = [(r.value.dtype, tuple(r.value.shape)) for r in resources]
         written = [False] * len(resources)
@@ -107,8 +108,8 @@ class ControlFlowLowering:
                 v = jax.lax.convert_element_type(jnp.asarray(v), dtype)
                 if tuple(v.shape) != shape:
                     raise InvalidArgumentError(
-                        f"{where(op)}tf.While: {what} changes shape from {list(shape)} to {list(v.shape)}; XLA "
-                        "loops need fixed shapes", "tf.While")
+                        f"{where(op)}{name}: {what} changes shape from {list(shape)} to {list(v.shape)}; XLA "
+                        "loops need fixed shapes", name)
                 out.append(v)
             return out
 
@@ -117,8 +118,8 @@ class ControlFlowLowering:
             args, fresh = self.rebind(values, carried, vals, resources, res_values)
             result = self.call(cond, args)[0]
             if any(r.modified for r in fresh):  # an XLA loop's condition cannot carry state out
-                raise UnimplementedError(f"{where(op)}tf.While: the condition @{cond} assigns a variable, which an "
-                                         "XLA loop cannot do; assign it in the body", "tf.While")
+                raise UnimplementedError(f"{where(op)}{name}: the condition @{cond} assigns a variable, which an "
+                                         "XLA loop cannot do; assign it in the body", name)
             pred = self.truth(result)
             return jnp.asarray(pred, bool)
 
@@ -127,8 +128,8 @@ class ControlFlowLowering:
             args, fresh = self.rebind(values, carried, vals, resources, res_values)
             outs = self.call(body, args)
             if len(outs) != len(values):
-                raise InvalidArgumentError(f"{where(op)}tf.While: body @{body} returned {len(outs)} values for "
-                                           f"{len(values)} loop variables", "tf.While")
+                raise InvalidArgumentError(f"{where(op)}{name}: body @{body} returned {len(outs)} values for "
+                                           f"{len(values)} loop variables", name)
             for k, r in enumerate(fresh):
                 written[k] = written[k] or r.modified
             return (fix([outs[i] for i in carried], kinds, "a loop variable"),
@@ -140,8 +141,8 @@ class ControlFlowLowering:
         except OpError:
             raise
         except Exception as err:
-            raise InvalidArgumentError(f"{where(op)}tf.While: cannot be lowered to an XLA loop: {err}",
-                                       "tf.While") from None
+            raise InvalidArgumentError(f"{where(op)}{name}: cannot be lowered to an XLA loop: {err}",
+                                       name) from None
         for r, v, w in zip(resources, res_values, written):
             r.value, r.modified = v, r.modified or w
         outs = list(values)
