@@ -15,6 +15,8 @@ and, where it applies, what the engines ask of it instead of keeping tables of o
     UFUNC                         the numpy ufunc that is compute on float arrays (np.add)
     compute_into(out, *arrays)    compute written into ``out``, bit for bit: a graph may pass a dying
                                   input's buffer (tinytf/runtime/forwarding.py)
+    compute_for(**attrs)          compute with the attributes fixed, as a plain function of the arrays,
+                                  for callers that checked the operands (static plans; float results)
     update(xp, *values, **attrs)  a VariableUpdate's new variable values (tinytf/ops/variable_updates.py)
     BATCHING / batch(...)         how to evaluate over a stack of inputs (tinytf/autodiff/batching.py)
     CallsFunctions trait          the op runs functions of its module (calls, If, Case, While)
@@ -118,8 +120,8 @@ class Op(IRDLOperation):
 
 # What an op class defines besides its operands, results and attributes: the rules (see the module
 # docstring and the engines' declared hooks) and what xDSL's operations already have.
-RULE_NAMES = frozenset({"infer", "compute", "compute_into", "kernel", "lower", "grad", "update", "batch", "bind", "name",
-                        "traits"})
+RULE_NAMES = frozenset({"infer", "compute", "compute_into", "compute_for", "kernel", "lower", "grad", "update",
+                        "batch", "bind", "name", "traits"})
 RESERVED_FIELD_NAMES = RULE_NAMES | {k for k in dir(IRDLOperation) if not k.startswith("_")}
 
 

@@ -325,6 +325,13 @@ class MatMul(Op):
         return xp.matmul(a.T if transpose_a else a, b.T if transpose_b else b)
 
     @staticmethod
+    def compute_for(*, transpose_a, transpose_b, **_):  # numpy's matmul itself where it can be
+        matmul = np.matmul
+        if not transpose_a and not transpose_b:
+            return matmul
+        return lambda a, b: matmul(a.T if transpose_a else a, b.T if transpose_b else b)
+
+    @staticmethod
     def grad(op, dp):  # Given upstream grad U and P = A @ B: dA = U @ B^H, dB = A^H @ U (transposes folded)
         a, b = (ops.conj(x) for x in op.inputs)  # the conjugates: complex gradients are TensorFlow's
         ta, tb = op.attrs["transpose_a"], op.attrs["transpose_b"]

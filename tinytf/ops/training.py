@@ -78,21 +78,25 @@ def _infer(op_name, specs, num_vars, scalars, ref):
 # --- the update rules, for numpy and jax.numpy -----------------------------------------------------
 
 def _gradient_descent(xp, var, alpha, delta, **_):
-    var[0] = var[0] - alpha * delta
+    var[0] -= alpha * delta
 
 
 def _momentum(xp, var, lr, grad, momentum, *, use_nesterov, **_):  # var[1] is accum
-    var[1] = var[1] * momentum + grad
-    var[0] = var[0] - (grad * lr + var[1] * momentum * lr) if use_nesterov else var[0] - lr * var[1]
+    var[1] *= momentum
+    var[1] += grad
+    if use_nesterov:
+        var[0] -= grad * lr + var[1] * momentum * lr
+    else:
+        var[0] -= lr * var[1]
 
 
 def _adam(xp, var, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad, *, use_nesterov, **_):  # var[1:] m, v
     one = xp.ones((), var[0].dtype)
     lr_t = lr * xp.sqrt(one - beta2_power) / (one - beta1_power)
-    var[1] = var[1] + (grad - var[1]) * (one - beta1)
-    var[2] = var[2] + (grad * grad - var[2]) * (one - beta2)
+    var[1] += (grad - var[1]) * (one - beta1)
+    var[2] += (grad * grad - var[2]) * (one - beta2)
     step = (grad * (one - beta1) + beta1 * var[1]) if use_nesterov else var[1]
-    var[0] = var[0] - step * lr_t / (xp.sqrt(var[2]) + epsilon)
+    var[0] -= step * lr_t / (xp.sqrt(var[2]) + epsilon)
 
 
 # --- the ops: one definition per algorithm, a resource form and a ref form of each ---------------

@@ -63,6 +63,26 @@ class VariableUpdate(Op):
         if cls.is_ref():
             ctx.forward_ref_input_to_ref_output(0, 0)
 
+    @classmethod
+    def unchecked_kernel(cls, attrs: dict):
+        """``run(variable, *tensors)``: the update under the variable's exclusive lock, for a caller that
+        has checked the operands' dtypes and shapes against the variable's (a static plan); None where
+        only the kernel will do (several variables, a shared lock, a ref result)."""
+        if cls.VARIABLE_OPERANDS != 1 or cls.is_ref() or not attrs.get("use_locking", True):
+            return None
+        update, name = cls.update, cls.name
+        attrs = {k: v for k, v in attrs.items() if k != "use_locking"}
+
+        def run(var, *tensors):
+            with var.lock:
+                buffer, in_place = var.begin_update(name)
+                try:
+                    update(np, VariableValues([buffer], _buffer, _write_buffer), *tensors, **attrs)
+                finally:
+                    var.end_update(buffer, in_place)
+
+        return run
+
 
 def _check_operands(ctx, cls, variables, tensors) -> None:
     for var in variables:
@@ -109,8 +129,8 @@ def _write_buffer(buffer: np.ndarray, value) -> None:
 
 
 def add(xp, var, value, **_):  # var := var + value
-    var[0] = xp.add(var[0], value)
+    var[0] += value
 
 
 def subtract(xp, var, value, **_):  # var := var - value
-    var[0] = xp.subtract(var[0], value)
+    var[0] -= value

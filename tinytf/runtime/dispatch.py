@@ -8,6 +8,8 @@ results it has, completed attrs per attrs key), so the per-op cost stays a few d
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from xdsl.irdl import VarResultDef
 
@@ -25,7 +27,7 @@ class OpInfo:
     """What dispatch needs to know about one op class, computed once."""
 
     __slots__ = ("cls", "name", "compute", "kernel", "infer", "single", "elementwise", "resource",
-                 "has_attrs", "ok_dtypes", "attrs_cache", "arity", "fast", "infer_cache")
+                 "has_attrs", "ok_dtypes", "attrs_cache", "arity", "fast", "fast_floats_only", "infer_cache")
 
     def __init__(self, cls):
         self.cls = cls
@@ -43,8 +45,13 @@ class OpInfo:
         self.ok_dtypes: set = set()  # input dtypes for which the eager fast path is known to be right
         self.attrs_cache: dict = {}
         self.infer_cache: dict = {}  # eager: (attrs key, input signature) -> the shape rule's result
-        # The eager fast path calls ``compute`` directly: elementwise ops without attributes.
-        self.fast = self.compute if self.elementwise and not self.has_attrs and self.kernel is None else None
+        # The eager fast path: elementwise ops without attributes, called on arrays alone: the op's
+        # UFUNC itself (compute on float arrays, so admitted for float dtypes only), else its compute.
+        self.fast = self.fast_floats_only = None
+        if self.elementwise and not self.has_attrs and self.kernel is None and self.compute is not None:
+            ufunc = getattr(cls, "UFUNC", None)
+            self.fast = ufunc if ufunc is not None else functools.partial(self.compute, np)
+            self.fast_floats_only = ufunc is not None
 
     def complete(self, attrs: dict) -> dict:
         """``attrs`` with defaults filled in, cached by the attrs' values when they are hashable."""

@@ -128,16 +128,31 @@ class _TracedVariable(AbstractVariable):
 def _variables_as_traced(kernel, name: str, variables: dict, general):
     """``kernel`` behind a check that each variable operand (position -> (shape, numpy dtype)) still has
     the traced dtype and shape: tt.function checks tensor arguments, not what a variable holds now."""
-    checks = tuple(variables.items())
+    checks = tuple((i, shape, dtypes.as_dtype(dtype)) for i, (shape, dtype) in variables.items())
+
+    def refuse(arrays, var, shape, dtype):
+        if not isinstance(var, AbstractVariable) or var.dtype is not dtype:
+            outs = general(list(arrays))  # the general runner says what is wrong
+            return outs[0] if outs else None
+        raise InvalidArgumentError(f"{name}: variable {var.name} has shape {list(var.shape)}, the function "
+                                   f"was traced with {list(shape)}", name)
+
+    if len(checks) == 1:  # the usual case, checked without a loop
+        (i, shape, dtype), = checks
+
+        def run_one(*arrays):
+            var = arrays[i]
+            if getattr(var, "dtype", None) is not dtype or var.shape != shape:
+                return refuse(arrays, var, shape, dtype)
+            return kernel(*arrays)
+
+        return run_one
 
     def run(*arrays):
-        for i, (shape, dtype) in checks:
+        for i, shape, dtype in checks:
             var = arrays[i]
-            if not isinstance(var, AbstractVariable) or var.dtype.np != dtype:
-                return general(list(arrays))[0]  # the general runner says what is wrong
-            if var.shape != shape:
-                raise InvalidArgumentError(f"{name}: variable {var.name} has shape {list(var.shape)}, the function "
-                                           f"was traced with {list(shape)}", name)
+            if getattr(var, "dtype", None) is not dtype or var.shape != shape:
+                return refuse(arrays, var, shape, dtype)
         return kernel(*arrays)
 
     return run
@@ -147,9 +162,11 @@ def bare_kernel(op, general, dying: set, constants: dict):
     """``(kernel, bytes of its result)`` for ``op`` when its types make the general runner's checks
     redundant, else None. ``dying``: operand positions read for the last time; ``constants``:
     operand position -> value of the constant operands."""
-    if not isinstance(op, Op) or len(op.results) != 1:
+    if not isinstance(op, Op) or len(op.results) > 1:
         return None
     info = dispatch.op_info(type(op))
+    if not op.results:
+        return _unchecked_update(op, general)
     if info.kernel is not None or info.compute is None:
         return None
     result = _static(op.results[0].type)
@@ -178,11 +195,31 @@ def bare_kernel(op, general, dying: set, constants: dict):
     kernel = None
     if dtype.kind == "f" and all(d == dtype for _, d in operands) and not variables:
         kernel = forwarding.static_kernel(type(op), [s for s, _ in operands], shape, dtype, dying)
+    compute_for = getattr(type(op), "compute_for", None)
+    if kernel is None and compute_for is not None and dtype.kind in "fc":
+        kernel = compute_for(**attrs)
     if kernel is None:
         kernel = _compute_kernel(info.compute, attrs, dtype, general)
     if variables:
         kernel = _variables_as_traced(kernel, info.name, variables, general)
     return kernel, nbytes
+
+
+def _unchecked_update(op, general):
+    """A variable update whose operand types are static and the variable's: its class's unchecked
+    kernel behind the traced-variable check (``(kernel, 0)``), else None."""
+    unchecked = getattr(type(op), "unchecked_kernel", None)
+    types = [v.type for v in op.operands]
+    if unchecked is None or not types or not tf_types.is_resource(types[0]):
+        return None
+    var = _static(tf_types.resource_subtype(types[0]))
+    if var is None or any(_static(t) is None or _static(t)[1] != var[1] for t in types[1:]):
+        return None
+    scalars = getattr(type(op), "SCALAR_OPERANDS", ())
+    if any(_static(t)[0] != (() if i in scalars else var[0]) for i, t in enumerate(types) if i > 0):
+        return None
+    kernel = unchecked(op.attr_values())
+    return None if kernel is None else (_variables_as_traced(kernel, op_name(op), {0: var}, general), 0)
 
 
 def compile_static(plan: Plan, ops: list) -> StaticPlan:
