@@ -97,6 +97,7 @@ for _d in ALL:
         _BY_KEY[_d.np.type] = _d
 _BY_KEY.update({"half": _BY_KEY["float16"], "float": _BY_KEY["float32"], "double": _BY_KEY["float64"]})
 _BY_KEY.update({bool: _BY_KEY["bool"], int: _BY_KEY["int32"], float: _BY_KEY["float32"], complex: _BY_KEY["complex64"]})
+_BY_KEY.update({np.dtype(object): _BY_KEY["string"], np.object_: _BY_KEY["string"]})  # tf.as_dtype(np.object_)
 
 (bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16, bfloat16, float32, float64,
  complex64, complex128, string, resource, variant) = ALL

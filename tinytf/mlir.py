@@ -20,6 +20,7 @@ import re
 from pathlib import Path
 
 from xdsl.context import Context
+from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
     ArrayAttr,
     Builtin,
@@ -27,32 +28,63 @@ from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     IntegerAttr,
     ModuleOp,
+    NoneAttr,
     TensorType,
+    UnregisteredAttr,
     i64,
 )
+from xdsl.dialects.cf import Cf
 from xdsl.dialects.func import Func
+from xdsl.dialects.scf import Scf
+from xdsl.dialects.tensor import Tensor
 from xdsl.ir import Dialect, Operation
+from xdsl.irdl import AnyAttr, ParamAttrConstraint, irdl_op_definition, prop_def, result_def
 from xdsl.parser import Parser
 from xdsl.parser.attribute_parser import AttrParser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import ParseError as XdslParseError
+from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.mlir_lexer import MLIRLexer, MLIRTokenKind
 
 import tinytf.ops  # noqa: F401  (registers every op)
 from tinytf.errors import InvalidArgumentError, NotFoundError, OpError, ParseError
-from tinytf.framework import attributes
+from tinytf.framework import apfloat, attributes, string_elements
 from tinytf.framework.op import REGISTRY, SOURCE_SPAN, location  # noqa: F401  (mlir.location)
-from tinytf.framework.tf_types import TFType
+from tinytf.framework.tf_types import TensorProtoAttr, TFType
 from tinytf.ops.tf_device import TFDevice
+from tinytf.ops.tf_executor import TFExecutor
 
 
 def tf_dialect() -> Dialect:
     return Dialect("tf", [cls for name, cls in sorted(REGISTRY.items()) if name.startswith("tf.")], [])
 
 
+@irdl_op_definition
+class ArithConstantOp(arith.ConstantOp):
+    """``arith.constant``, taking any typed attribute as MLIR's does: TensorFlow's IR gives it string
+    tensors (``dense<"a"> : tensor<!tf_type.string>``) and tensor protos, which xDSL's refuses."""
+
+    name = "arith.constant"
+    parse, print = classmethod(Operation.parse.__func__), Operation.print  # (the format makes them anew)
+    result = result_def(arith.ConstantOp._T)
+    value = prop_def(
+        arith.ConstantOp.get_irdl_definition().properties["value"].constr
+        | ParamAttrConstraint(string_elements.DenseStringElementsAttr, (arith.ConstantOp._T, AnyAttr()))
+        | ParamAttrConstraint(TensorProtoAttr, (AnyAttr(), arith.ConstantOp._T))
+    )
+
+    def verify_(self) -> None:  # (not the inherited one: it checks xDSL's narrower definition)
+        pass
+
+
+Arith = Dialect("arith", [ArithConstantOp if op is arith.ConstantOp else op for op in arith.Arith.operations],
+                list(arith.Arith.attributes))
+
+
 def dialects() -> list[Dialect]:
-    """Every dialect tinytf knows, as xDSL ``Dialect`` objects."""
-    return [Builtin, Func, tf_dialect(), TFDevice, TFType]
+    """Every dialect tinytf knows, as xDSL ``Dialect`` objects: TensorFlow's, and the upstream MLIR
+    dialects TensorFlow's IR mixes in (``arith.constant``, ``tensor.cast``, ``cf.br``, ``scf.if``)."""
+    return [Builtin, Func, Arith, Tensor, Cf, Scf, tf_dialect(), TFDevice, TFExecutor, TFType]
 
 
 def context() -> Context:
@@ -95,19 +127,58 @@ class _TFParser(Parser):
         op.__dict__.setdefault(SOURCE_SPAN, span)
         return op
 
+    def resolve_operand(self, operand, type_):
+        """xDSL's, with MLIR's message for a value used with two types."""
+        try:
+            return super().resolve_operand(operand, type_)
+        except XdslParseError as err:
+            if "previously used or defined with type" not in err.msg:
+                raise
+            prior = err.msg.rsplit(" with type ", 1)[1]
+            self.raise_error(f"use of value '{operand.span.text.split('#')[0]}' expects different type than prior "
+                             f"uses: '{type_}' vs '{prior}'", operand.span)
+
+    def _parse_extended_type_or_attribute(self, name: str, is_type: bool):
+        """xDSL's, and: the type after ``#tf_type<tensor_proto : "0x..."> : tensor<4xf32>``; an opaque
+        attribute of an unknown dialect whose body is not ``mnemonic ...`` (``#glue<"compare LTE">``)."""
+        if "." not in name and self._current_token.kind is MLIRTokenKind.LESS:
+            start = self._current_token.span.start
+            self._consume_token(MLIRTokenKind.LESS)
+            opaque = (self._current_token.kind is not MLIRTokenKind.BARE_IDENT and self.ctx.allow_unregistered
+                      and self.ctx.get_optional_dialect(name) is None)
+            if not opaque:
+                self._resume_from(start)
+            else:
+                body_start = self._current_token.span.start
+                end = self._raw_scan_balanced(body_start)
+                body = self.lexer.input.content[body_start:end]
+                self.lexer.pos = end
+                self._parser_state.current_token = self.lexer.lex()
+                self.parse_punctuation(">")
+                return UnregisteredAttr.with_name_and_type(name, is_type)(name, is_type, False, body)
+        attr = super()._parse_extended_type_or_attribute(name, is_type)
+        if isinstance(attr, TensorProtoAttr) and self.parse_optional_punctuation(":") is not None:
+            attr = attr.with_type(self.parse_type())
+        return attr
+
+    def _parse_dense_literal_type(self):
+        return string_elements.parse_dense_type(self)  # xDSL's, and tensor<2x!tf_type.string>
+
     def parse_dense_int_or_fp_elements_attr(self, type_) -> DenseIntOrFPElementsAttr:
         """xDSL's, except that a splat stays one element, as MLIR stores it: xDSL expands
         ``dense<0.0> : tensor<4096x4096xf32>`` into a 16M-element list and 64 MiB of bytes."""
         self.parse_punctuation("<", " in dense attribute")
         contents = None  # empty; or a hex string; or (elements, shape), shape [] for a splat
         if self.parse_optional_punctuation(">") is None:
-            contents = self.parse_optional_str_literal()
-            if contents is None:
-                contents = self._parse_tensor_literal()
+            contents = string_elements.parse_literal(self)  # (elements, shape): bytes or numbers
             self.parse_punctuation(">", " in dense attribute")
         if type_ is None:
             self.parse_punctuation(":", " in dense attribute")
             type_ = self._parse_dense_literal_type()
+        if string_elements.is_string_type(type_):  # dense<"x"> : tensor<!tf_type.string>
+            return string_elements.from_literal(self, type_, *(contents or ([], [0])))
+        if contents is not None and not contents[1] and isinstance(contents[0][0], bytes):
+            contents = contents[0][0].decode("utf-8", "replace")  # a hex string, "0x0000803F"
         shape = list(type_.get_shape())
         count = math.prod(shape)
         element = type_.element_type
@@ -190,14 +261,19 @@ def parse(text_or_path, name: str | None = None, ctx: Context | None = None, lin
     return parse_text(text, name or default_name, ctx, line_offset)
 
 
-def parse_text(text: str, name: str = "<string>", ctx: Context | None = None, line_offset: int = 0) -> ModuleOp:
-    """Parse MLIR text (never a file name) into a module; ``ParseError`` with file:line:col on bad text."""
+def parse_text(text: str, name: str = "<string>", ctx: Context | None = None, line_offset: int = 0,
+               allow_empty: bool = False) -> ModuleOp:
+    """Parse MLIR text (never a file name) into a module; ``ParseError`` with file:line:col on bad text.
+    Text of nothing but blanks and comments is a ``ParseError`` too, unless ``allow_empty`` (a case of
+    a ``--split-input-file`` input: MLIR reads it as an empty module)."""
     _check_text(text, name, line_offset)
     parser = None
     try:
         parser = _TFParser(ctx or context(), text, name)  # lexes the first token: may raise already
         parser.line_offset = line_offset
         if parser._current_token.kind is MLIRTokenKind.EOF:  # nothing but blanks and comments
+            if allow_empty:
+                return ModuleOp([])
             raise ParseError("empty input: expected a module or operations", name, 1 + line_offset, 1)
         return parser.parse_module()
     except XdslParseError as err:
@@ -218,23 +294,89 @@ def parse_text(text: str, name: str = "<string>", ctx: Context | None = None, li
 
 def verify(module: Operation) -> None:
     """Check every op's invariants; InvalidArgumentError ``file:line:col: 'op' message`` on the first bad one."""
+    errors = verify_each(module, first_only=True)
+    if errors:
+        raise errors[0]
+
+
+def verify_each(module: Operation, first_only: bool = False) -> list[InvalidArgumentError]:
+    """The first error of each op at the top of ``module`` (a function, say), in order, as MLIR's
+    verifier reports them: within one function it stops at the first bad op. An op's own checks come
+    before the ops inside it, its region checks (``verify_regions_``: terminators) after them."""
+    errors = []
     with attributes.verifying():  # a constant too large to run is still well formed
-        for op in module.walk():
+        units = [op for region in module.regions for block in region.blocks for op in block.ops]
+        try:
+            _verify_op(module)
+        except InvalidArgumentError as err:
+            return [err]
+        for unit in units:
+            try:
+                _verify_tree(unit)
+            except InvalidArgumentError as err:
+                errors.append(err)
+                if first_only:
+                    return errors
+        try:
+            if hasattr(module, "verify_regions_"):
+                _verify_op(module, module.verify_regions_)
+        except InvalidArgumentError as err:
+            errors.append(err)
+    return errors
+
+
+def _verify_tree(root: Operation) -> None:
+    stack: list[tuple[Operation, object]] = [(root, None)]  # (op, None | a check to run after its nested ops)
+    while stack:
+        op, after = stack.pop()
+        if after is not None:
+            _verify_op(op, after)
+            continue
+        try:
             _verify_op(op)
+        except InvalidArgumentError as err:
+            if _NOT_A_TERMINATOR not in str(err):
+                raise
+            # MLIR checks a block's terminator on leaving the block: the op's own errors come first
+            _verify_op(op, op.verify_)
+            stack.append((op, _no_terminator(op)))
+        if hasattr(op, "verify_regions_"):
+            stack.append((op, op.verify_regions_))
+        stack.extend((child, None) for region in reversed(op.regions) for block in reversed(region.blocks)
+                     for child in reversed(list(block.ops)))
 
 
-def _verify_op(op: Operation) -> None:
+_NOT_A_TERMINATOR = "terminates block in single-block region but is not a terminator"
+
+
+class _BlockError(VerifyException):
+    """An error about a block, reported at an op of it without the ``'op' op`` prefix (MLIR's emitError)."""
+
+
+def _no_terminator(op: Operation):
+    def check():
+        raise _BlockError(f"block with no terminator, has '{op.name}'")
+
+    return check
+
+
+def _verify_op(op: Operation, check=None) -> None:
     try:
-        op.verify(verify_nested_ops=False)
+        op.verify(verify_nested_ops=False) if check is None else check()
     except Exception as err:
+        op = getattr(err, "subject_op", op)  # an error about another op (a region's terminator) is reported there
         message = str(err).strip().splitlines()
         detail = next((line for line in message if "does not verify" in line or line), str(err))
         detail = detail.split("Operation does not verify: ")[-1]
+        detail = detail.removeprefix(f"'{op.name}' ")  # (xDSL names the op in some messages: we do)
         where = location(op)
-        raise InvalidArgumentError(f"{where + ': ' if where else ''}'{op.name}' op {detail}", op.name) from None
+        prefix = "" if isinstance(err, _BlockError) else f"'{op.name}' op "
+        raise InvalidArgumentError(f"{where + ': ' if where else ''}{prefix}{detail}", op.name) from None
 
 
 # --- printing ----------------------------------------------------------------------------------
+
+_NAME_SUFFIX = re.compile(r"_\d+$")
 
 # MLIR elides the dialect of these ops in custom form, as TensorFlow's exports show.
 _SHORT_NAMES = {"builtin.module": "module", "func.return": "return"}
@@ -242,10 +384,78 @@ _SHORT_NAMES = {"builtin.module": "module", "func.return": "return"}
 
 class TFPrinter(Printer):
     """xDSL's printer, printing as MLIR (and so TensorFlow) does: ``[1, 1]`` for i64 arrays, not
-    ``[1 : i64, 1 : i64]``; ``0x7FC00000`` for NaN; ``module`` and ``return``, not
-    ``builtin.module`` and ``func.return``."""
+    ``[1 : i64, 1 : i64]``; floats as LLVM's APFloat writes them (``8.000000e+00``, ``0.00704810954``)
+    and ``0x7FC00000`` for NaN; ``module`` and ``return``, not ``builtin.module`` and ``func.return``;
+    attribute dictionaries sorted by name; an op's results as one group, ``%0:2 = ...`` used as ``%0#1``
+    (results named alike: ``%r:2``); a name taken twice gets MLIR's suffix (``%cst``, ``%cst_0``, ``%cst_1``)."""
 
     _renamed: tuple[str, str] | None = None  # (xDSL name, MLIR name) of the op being started
+
+    @property
+    def _conflict_ids(self) -> list[int]:
+        """MLIR's nextConflictID, one per naming scope."""
+        ids = self.__dict__.get("_tt_conflict_ids")
+        if ids is None:
+            ids = self.__dict__["_tt_conflict_ids"] = [0]
+        return ids
+
+    def enter_scope(self) -> None:
+        super().enter_scope()
+        self._conflict_ids.append(0)  # (MLIR restarts its counters in an isolated-from-above op)
+
+    def exit_scope(self) -> None:
+        super().exit_scope()
+        self._conflict_ids.pop()
+
+    def _unique_name(self, hint: str) -> str:
+        """``hint``, or ``hint_N`` when taken. A hint ending in ``_N`` drops it first: xDSL's parser drops
+        one such suffix, so the printed name must read back as the same hint (a fixed point)."""
+        while (stem := _NAME_SUFFIX.sub("", hint)) != hint:
+            hint = stem
+        if not hint:
+            return self._get_new_valid_name_id()
+        used = self.ssa_names
+        name = hint
+        while name in used:
+            name = f"{hint}_{self._conflict_ids[-1]}"
+            self._conflict_ids[-1] += 1
+        used[name] = 1
+        return name
+
+    def print_ssa_value(self, value) -> str:
+        name = self._ssa_values.get(value)
+        if name is None:
+            name = self._unique_name(value.name_hint) if value.name_hint else self._get_new_valid_name_id()
+            self._ssa_values[value] = name
+        self.print_string(f"%{name}")
+        return name
+
+    def _print_results(self, op) -> None:
+        """Results that share a name hint (or have none) print as one group ``%name:count``."""
+        results = list(op.results)
+        if not results:
+            return
+        groups: list[list] = []
+        for result in results:
+            if groups and groups[-1][0].name_hint == result.name_hint:
+                groups[-1].append(result)
+            else:
+                groups.append([result])
+        for i, group in enumerate(groups):
+            if i:
+                self.print_string(", ")
+            if len(group) == 1:
+                self.print_ssa_value(group[0])
+                continue
+            hint = group[0].name_hint
+            base = self._unique_name(hint) if hint else self._get_new_valid_name_id()
+            for index, result in enumerate(group):
+                self._ssa_values[result] = f"{base}#{index}"
+            self.print_string(f"%{base}:{len(group)}")
+        self.print_string(" = ")
+
+    def print_attr_dict(self, attr_dict) -> None:
+        super().print_attr_dict(dict(sorted(attr_dict.items())))  # MLIR's DictionaryAttr is sorted
 
     def print_op(self, op) -> None:
         short = None if self.print_generic_format else _SHORT_NAMES.get(op.name)
@@ -260,6 +470,15 @@ class TFPrinter(Printer):
         super().print_string(text, indent=indent)
 
     def print_attribute(self, attribute) -> None:
+        if isinstance(attribute, string_elements.DenseStringElementsAttr):
+            string_elements.print_attr(self, attribute)
+            return
+        if isinstance(attribute, TensorProtoAttr):
+            super().print_attribute(attribute)
+            if not isinstance(attribute.type, NoneAttr):
+                self.print_string(" : ")
+                self.print_attribute(attribute.type)
+            return
         if isinstance(attribute, ArrayAttr):
             self.print_string("[")
             self.print_list(attribute.data, self._print_array_element)
@@ -274,18 +493,49 @@ class TFPrinter(Printer):
             self.print_attribute(attribute)
 
     def print_float(self, value: float, type_) -> None:
-        if math.isnan(value) or math.isinf(value):
-            self.print_string("0x" + type_.pack((value,))[::-1].hex().upper())
-        else:
-            super().print_float(value, type_)
+        semantics = apfloat.SEMANTICS.get(type_.name)
+        if semantics is None:
+            return super().print_float(value, type_)
+        text = None if math.isnan(value) or math.isinf(value) else apfloat.mlir_float_text(value, *semantics)
+        if text is None:  # MLIR prints the bit pattern
+            text = "0x" + _float_bits(value, type_).hex().upper()
+        self.print_string(text)
 
 
-def print(module: Operation, generic: bool = False) -> str:  # noqa: A001  (tinytf.mlir.print)
-    """The module as MLIR text; ``generic=True`` prints every op in generic form."""
+def _float_bits(value: float, type_) -> bytes:
+    """The big-endian bytes of ``value`` in the float type ``type_``."""
+    if type_.name == "bf16":
+        import ml_dtypes  # (comes with JAX; only for a bfloat16 NaN, infinity or huge integer)
+        import numpy as np
+
+        return np.array(value, ml_dtypes.bfloat16).tobytes()[::-1]
+    return type_.pack((value,))[::-1]
+
+
+def print(module: Operation, generic: bool = False, debuginfo: bool = False) -> str:  # noqa: A001
+    """The module as MLIR text; ``generic=True`` prints every op in generic form, as MLIR also does
+    when an op with a custom form does not verify (its custom form may not read back);
+    ``debuginfo=True`` prints each op's ``loc(...)``."""
     out = io.StringIO()
-    TFPrinter(stream=out, print_generic_format=generic).print_op(module)
+    generic = generic or not _custom_forms_verify(module)
+    TFPrinter(stream=out, print_generic_format=generic, print_debuginfo=debuginfo).print_op(module)
     out.write("\n")
     return out.getvalue()
+
+
+def _custom_forms_verify(module: Operation) -> bool:
+    """Whether every op printed in a custom form verifies (the others print the same either way)."""
+    with attributes.verifying():
+        for op in module.walk():
+            if type(op).print is Operation.print:
+                continue
+            try:
+                op.verify(verify_nested_ops=False)
+                if hasattr(op, "verify_regions_"):
+                    op.verify_regions_()
+            except Exception:
+                return False
+    return True
 
 
 def round_trip(text: str) -> str:

@@ -2,24 +2,35 @@
 
     tinytf-opt model.mlir -p tf-device-cluster-formation,canonicalize
     tinytf-opt bad.mlir            # prints file:line:col: message, exits 1
+    tinytf-opt cases.mlir --split-input-file --verify-diagnostics
 
-``--split-input-file``, ``--verify-diagnostics``, ``--print-op-generic`` and pass options
-(``-p 'pass{opt=value}'``) come from xDSL.
+``--split-input-file`` splits where a line is ``// -----`` (as MLIR does; a chunk of comments only
+is an empty module). ``--verify-diagnostics`` on a file with ``expected-error`` / ``-warning`` /
+``-remark`` / ``-note`` designators checks them all as MLIR does (see ``expected_diagnostics``): each
+diagnostic goes to stderr, each mismatch too, as ``tinytf-opt: error: ...``, and the exit status is 1
+when any is found; the chunks without errors print as usual. On a file without designators it keeps
+xDSL's meaning: print each diagnostic and go on. ``--print-debuginfo`` (``-mlir-print-debuginfo``)
+prints locations. ``--print-op-generic`` and pass options (``-p 'pass{opt=value}'``) come from xDSL.
 """
 from __future__ import annotations
 
 import dataclasses
+import re
 import sys
 from collections.abc import Sequence
+from io import BytesIO
 from typing import IO
 
-from xdsl.utils.exceptions import DiagnosticException
+from xdsl.utils.exceptions import DiagnosticException, VerifyException
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 import tinytf.mlir as mlir
-from tinytf.cli.errors import run_tool
-from tinytf.errors import InvalidArgumentError, ParseError
+from tinytf.cli import expected_diagnostics as expected
+from tinytf.cli.errors import one_line, run_tool
+from tinytf.errors import InvalidArgumentError, OpError, ParseError
 from tinytf.framework import attributes
+
+SPLIT_MARKER = re.compile(rb"^[ \t]*// -----[ \t]*\r?$", re.M)  # a line of its own, as MLIR splits
 
 
 def tinytf_passes() -> dict:
@@ -30,10 +41,26 @@ def tinytf_passes() -> dict:
     return {p.name: p for p in (*ALL_PASSES, *QUANTIZATION_PASSES)}
 
 
+def split_chunks(data: bytes) -> list[tuple[bytes, int]]:
+    """(chunk, lines before it) for each ``// -----``-separated chunk."""
+    chunks, start, line = [], 0, 0
+    for m in SPLIT_MARKER.finditer(data):
+        chunks.append((data[start:m.start()], line))
+        line += data.count(b"\n", start, m.end())
+        start = m.end()
+    chunks.append((data[start:], line))
+    return chunks
+
+
 class TinyTFOptMain(xDSLOptMain):
     def __init__(self, args: Sequence[str] | None = None):
         super().__init__(description="tinytf's MLIR optimizer driver (TF dialect)", args=args)
         self.ctx.allow_unregistered = True  # TensorFlow's dialect accepts unknown tf.* ops
+
+    def register_all_arguments(self, arg_parser):
+        super().register_all_arguments(arg_parser)
+        for spelling in ("-mlir-print-debuginfo", "--mlir-print-debuginfo"):  # tf-opt's spelling
+            arg_parser.add_argument(spelling, dest="print_debuginfo", action="store_true", help="as --print-debuginfo")
 
     def register_all_dialects(self):
         for dialect in mlir.dialects():
@@ -42,7 +69,9 @@ class TinyTFOptMain(xDSLOptMain):
     def register_all_frontends(self):
         def parse_mlir(stream: IO[bytes]):
             name, offset = self.get_input_name(), self._line_offset
-            return mlir.parse_text(mlir.decode(stream.read(), name, offset), name, self.ctx, offset)
+            text = mlir.decode(stream.read(), name, offset)
+            # a chunk of nothing but comments is an empty module, as MLIR reads it
+            return mlir.parse_text(text, name, self.ctx, offset, allow_empty=self.args.split_input_file)
 
         self.available_frontends["mlir"] = parse_mlir
 
@@ -52,6 +81,7 @@ class TinyTFOptMain(xDSLOptMain):
             self.register_pass(name, lambda cls=cls: cls)
 
     _line_offset = 0
+    _prepared = None
 
     def setup_pipeline(self):
         super().setup_pipeline()
@@ -63,10 +93,24 @@ class TinyTFOptMain(xDSLOptMain):
 
             self.pipeline = dataclasses.replace(self.pipeline, callback=callback)
 
+    def prepare_input(self):
+        if self._prepared is not None:
+            prepared, self._prepared = self._prepared, None
+            return prepared
+        stream, extension = self.get_input_stream()
+        data = stream.read()
+        if stream is not sys.stdin.buffer:
+            stream.close()
+        extension = self.args.frontend or extension
+        if extension not in self.available_frontends:
+            raise ValueError(f"Unrecognized file extension '{extension}'")
+        chunks = split_chunks(data) if self.args.split_input_file else [(data, 0)]
+        return [(BytesIO(chunk), offset) for chunk, offset in chunks], extension
+
     def output_resulting_program(self, prog) -> str:
         if self.args.target != "mlir":
             return super().output_resulting_program(prog)
-        return mlir.print(prog, generic=self.args.print_op_generic)
+        return mlir.print(prog, generic=self.args.print_op_generic, debuginfo=self.args.print_debuginfo)
 
     def parse_chunk(self, chunk, file_extension, start_offset=0):
         self._line_offset = start_offset
@@ -86,6 +130,60 @@ class TinyTFOptMain(xDSLOptMain):
                 raise DiagnosticException(str(err)) from None  # xDSL prints it and goes on
             raise
         super().apply_passes(prog)
+
+    def run(self):
+        chunks, extension = self.prepare_input()
+        if self.args.verify_diagnostics:
+            texts = [(chunk.getvalue(), offset) for chunk, offset in chunks]
+            if any(expected.has_designators(text.decode("utf-8", "replace")) for text, _ in texts):
+                return self.run_verifying_diagnostics(texts, extension)
+        self._prepared = (chunks, extension)
+        return super().run()
+
+    # --- -verify-diagnostics, as MLIR checks it ------------------------------------------------
+
+    def run_verifying_diagnostics(self, texts: list[tuple[bytes, int]], extension: str) -> int:
+        name = self.get_input_name()
+        output = self.prepare_output()
+        failed = False
+        try:
+            for i, (data, offset) in enumerate(texts):
+                if i > 0:
+                    output.write("// -----\n")
+                wanted = expected.expectations(data.decode("utf-8", "replace"), offset)
+                module, diagnostics = self._diagnosed(data, offset, extension)
+                for d in diagnostics:
+                    where = f"{name}:{d.line}:{d.col}: " if d.line is not None else f"{name}: "
+                    print(f"{where}{d.kind}: {d.message}", file=sys.stderr)
+                problems = expected.check(wanted, diagnostics, name)
+                for problem in problems:
+                    print(f"tinytf-opt: error: {problem}", file=sys.stderr)
+                failed = failed or bool(problems)
+                if module is not None and not diagnostics:
+                    output.write(self.output_resulting_program(module))
+                output.flush()
+        finally:
+            if output is not sys.stdout:
+                output.close()
+        return 1 if failed else 0
+
+    def _diagnosed(self, data: bytes, offset: int, extension: str):
+        """(the chunk after the passes, or None; the diagnostics it gave): a parse error, the first
+        verifier error of each function, or the error a pass raised."""
+        try:
+            module = self.parse_chunk(BytesIO(data), extension, offset)
+        except (ParseError, OpError) as err:
+            return None, [expected.reported(err)]
+        if module is None:
+            return None, []
+        errors = mlir.verify_each(module)
+        if errors:
+            return None, [expected.reported(err) for err in errors]
+        try:
+            super().apply_passes(module)
+        except (OpError, DiagnosticException, VerifyException) as err:
+            return None, [expected.reported(one_line(err))]
+        return module, []
 
 
 def main(argv: Sequence[str] | None = None) -> int:

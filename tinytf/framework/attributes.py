@@ -41,6 +41,7 @@ import tinytf.dtypes as dtypes
 from tinytf.dtypes import DType
 from tinytf.errors import InvalidArgumentError
 from tinytf.framework import tf_types
+from tinytf.framework.string_elements import DenseStringElementsAttr
 
 REQUIRED = object()
 
@@ -97,6 +98,8 @@ class derived(property):
 def to_python(kind: str, value: Attribute, where: str = "attribute"):
     """The Python value of an attribute of the given kind; InvalidArgumentError when it does not fit
     (ResourceExhaustedError for a splat tensor over the allocation limit, outside ``verifying()``)."""
+    if kind == "tensor" and isinstance(value, tf_types.TensorProtoAttr):
+        return tensor_proto_to_numpy(value, where.split(" attribute ", 1)[0])  # (its errors say what is wrong)
     try:
         if kind == "tensor":
             return dense_to_numpy(value, where.split(" attribute ", 1)[0])  # (Op.attr_values' "tf.X attribute 'k'")
@@ -124,6 +127,8 @@ def _float(v):
 
 
 def _str(v):
+    if isinstance(v, BytesAttr):  # a string attribute that is not UTF-8 (a serialized ConfigProto): its bytes
+        return v.data
     if not isinstance(v, StringAttr):
         raise TypeError
     return v.data
@@ -187,7 +192,7 @@ _FROM_PYTHON = {
     "unit": lambda v: UnitAttr() if v else None,
     "int": lambda v: IntegerAttr(int(v), i64),
     "float": lambda v: FloatAttr(float(v), f32),
-    "str": lambda v: StringAttr(str(v)),
+    "str": lambda v: BytesAttr(v) if isinstance(v, bytes) else StringAttr(str(v)),
     "ints": lambda v: ArrayAttr([IntegerAttr(int(x), i64) for x in v]),
     "floats": lambda v: ArrayAttr([FloatAttr(float(x), f32) for x in v]),
     "strs": lambda v: ArrayAttr([StringAttr(str(x)) for x in v]),
@@ -235,6 +240,10 @@ def splat_dense(type_, element: bytes) -> DenseIntOrFPElementsAttr:
 def dense_to_numpy(value: Attribute, op_name: str = "dense constant") -> np.ndarray:
     """A read-only numpy view of a ``dense<...>`` constant's bytes (no Python lists); a splat is a
     broadcast view of its one element, refused over the allocation limit (except in ``verifying()``)."""
+    if isinstance(value, DenseStringElementsAttr):
+        return value.to_numpy()
+    if isinstance(value, tf_types.TensorProtoAttr):
+        return tensor_proto_to_numpy(value, op_name)
     if not isinstance(value, DenseIntOrFPElementsAttr):
         raise TypeError
     dtype = tf_types.dtype_of(value.type)
@@ -254,9 +263,38 @@ def dense_to_numpy(value: Attribute, op_name: str = "dense constant") -> np.ndar
     return np.frombuffer(raw, dtype.np).reshape(shape)
 
 
+def tensor_proto_to_numpy(value: tf_types.TensorProtoAttr, op_name: str = "dense constant"):
+    """The array a ``#tf_type<tensor_proto : "0x...">`` holds: its bytes are ``tftensor$`` and a
+    TensorProto in text form (TensorFlow's mangling), or a binary TensorProto. In ``verifying()`` it
+    is taken as it is, as TensorFlow's verifiers take it (an opaque constant of its type)."""
+    if _VERIFYING.get():
+        return value
+    from google.protobuf import text_format
+    from tensorboard.compat.proto.tensor_pb2 import TensorProto
+
+    from tinytf.formats import tensor_proto  # (TensorProto <-> numpy lives with TensorFlow's formats)
+
+    try:
+        raw = bytes.fromhex(value.hex.data[2:])
+        proto = TensorProto()
+        if raw.startswith(b"tftensor$"):
+            text_format.Parse(raw[len(b"tftensor$"):].decode("utf-8"), proto)
+        else:
+            proto.ParseFromString(raw)
+        array = tensor_proto.to_numpy(proto, op_name)
+    except Exception as err:  # a malformed proto is bad input, reported as such
+        raise InvalidArgumentError(f"{op_name}: cannot decode #tf_type<tensor_proto ...>: {err}") from None
+    if tuple(array.shape) != tuple(value.type.get_shape()):
+        raise InvalidArgumentError(f"{op_name}: the tensor proto holds shape {list(array.shape)}, its type says "
+                                   f"{value.type}")
+    return array
+
+
 def numpy_to_dense(array: np.ndarray, dtype: DType | None = None) -> DenseIntOrFPElementsAttr:
     """The ``dense<...>`` of an array; a broadcast view of one value (all strides 0) stays a splat."""
     dtype = dtype or dtypes.as_dtype(array.dtype)
+    if dtype is dtypes.string:
+        return DenseStringElementsAttr.from_numpy(array)
     if not dtype.is_numeric and not dtype.is_bool:
         raise InvalidArgumentError(f"cannot store a {dtype.name} tensor as a dense constant")
     array = np.asarray(array, dtype=dtype.np)  # (np.ascontiguousarray would make a scalar 1-D)

@@ -1,5 +1,6 @@
-"""The ``tf_type`` dialect (resource, variant, string and ref types; ``#tf_type.shape``) and the
-bridge between MLIR types and tinytf's (shape, dtype) view of a tensor.
+"""The ``tf_type`` dialect (resource, variant, string and ref types; ``#tf_type.shape``,
+``#tf_type.func``, ``#tf_type<tensor_proto ...>``) and the bridge between MLIR types and tinytf's
+(shape, dtype) view of a tensor.
 
     !tf_res = tensor<*x!tf_type.resource<tensor<f32>>>   // a resource handle to an f32 scalar
     %r = "tf.VariableV2"() ... : () -> tensor<2x!tf_type.f32ref>   // a TF1 ref variable
@@ -16,6 +17,7 @@ from xdsl.dialects.builtin import (
     ArrayAttr,
     BFloat16Type,
     ComplexType,
+    DictionaryAttr,
     Float16Type,
     Float32Type,
     Float64Type,
@@ -23,10 +25,12 @@ from xdsl.dialects.builtin import (
     IntegerType,
     NoneAttr,
     Signedness,
+    StringAttr,
+    SymbolRefAttr,
     TensorType,
     UnrankedTensorType,
 )
-from xdsl.ir import Attribute, Dialect, ParametrizedAttribute, TypeAttribute
+from xdsl.ir import Attribute, Dialect, ParametrizedAttribute, SpacedOpaqueSyntaxAttribute, TypeAttribute
 from xdsl.irdl import irdl_attr_definition
 from xdsl.parser import AttrParser
 from xdsl.printer import Printer
@@ -141,10 +145,70 @@ class ShapeAttr(ParametrizedAttribute):
         return (dims,)
 
 
+@irdl_attr_definition
+class FuncAttr(ParametrizedAttribute):
+    """``#tf_type.func<@f, {attr = 1 : i32}>``: a function and attributes to call it with (``""`` for
+    no function: ``#tf_type.func<"", {}>``)."""
+
+    name = "tf_type.func"
+    callee: SymbolRefAttr | StringAttr
+    attrs: DictionaryAttr
+
+    def print_parameters(self, printer: Printer) -> None:
+        with printer.in_angle_brackets():
+            printer.print_attribute(self.callee)
+            printer.print_string(", ")
+            printer.print_attribute(self.attrs)
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser):
+        # TensorFlow's messages (func-attr-invalid.mlir), each where its part should start
+        if parser.parse_optional_punctuation("<") is None:
+            parser.raise_error("expected '<'")
+        start = parser.pos
+        callee = parser.parse_optional_attribute()
+        if isinstance(callee, StringAttr) and callee.data:
+            parser.raise_error("expected empty string or symbol while parsing tf.func attribute", start, start + 1)
+        if not isinstance(callee, SymbolRefAttr | StringAttr):
+            parser.raise_error("expected symbol while parsing tf.func attribute", start, start + 1)
+        if parser.parse_optional_punctuation(",") is None:
+            parser.raise_error("expected ','")
+        start = parser.pos
+        attrs = parser.parse_optional_attribute()
+        if not isinstance(attrs, DictionaryAttr):
+            parser.raise_error("expected Dictionary attribute while parsing tf.func attribute", start, start + 1)
+        if parser.parse_optional_punctuation(">") is None:
+            parser.raise_error("expected '>'")
+        return (callee, attrs)
+
+
+@irdl_attr_definition
+class TensorProtoAttr(ParametrizedAttribute, SpacedOpaqueSyntaxAttribute):
+    """``#tf_type<tensor_proto : "0x0A..."> : tensor<4xf32>``: a constant as a serialized TensorProto
+    (hex), kept as it is; ``tinytf.mlir`` prints its type after it."""
+
+    name = "tf_type.tensor_proto"
+    hex: StringAttr
+    type: Attribute
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string(": ")
+        printer.print_string_literal(self.hex.data)
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser):
+        parser.parse_punctuation(":")
+        return (StringAttr(parser.parse_str_literal()), NoneAttr())  # (the type after `>`: tinytf.mlir)
+
+    def with_type(self, type_: Attribute) -> TensorProtoAttr:
+        return TensorProtoAttr(self.hex, type_)
+
+
 TFType = Dialect(
     "tf_type",
     [],
-    [ResourceType, VariantType, StringType, ControlType, ShapeAttr, *REF_TYPES.values()],
+    [ResourceType, VariantType, StringType, ControlType, ShapeAttr, FuncAttr, TensorProtoAttr,
+     *REF_TYPES.values()],
 )
 
 

@@ -14,7 +14,5 @@ func.func @types(%r: tensor<!tf_type.resource<tensor<f32>, tensor<2xi32>>>, %v: 
 // CHECK-SAME: tensor<!tf_type.int64ref>
 // CHECK-SAME: tensor<4x!tf_type.qint8>
 // CHECK: "tf.SomeFutureOp"
-// CHECK-SAME: shape = #tf_type.shape<2x?x3>
-// CHECK-SAME: unranked = #tf_type.shape<*>
-// CHECK-SAME: scalar = #tf_type.shape<>
+// CHECK-SAME: {scalar = #tf_type.shape<>, shape = #tf_type.shape<2x?x3>, unranked = #tf_type.shape<*>}
 // CHECK-SAME: -> tensor<*x!tf_type.variant>

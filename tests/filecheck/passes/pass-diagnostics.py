@@ -23,7 +23,7 @@ CASES = {
 }"""),
     # CHECK-LABEL: missing_cluster_func_callee tf-device-mark-input-output-aliases
     # CHECK-NEXT:  rc=1 lines=1
-    # CHECK-NEXT:  DIR/missing_cluster_func_callee.mlir:3:3: 'tf_device.cluster_func' op callee @device is not a function in this module
+    # CHECK-NEXT:  DIR/missing_cluster_func_callee.mlir:3:3: 'tf_device.cluster_func' op 'func' attribute refers to an undefined function: device
     "missing_cluster_func_callee": ("tf-device-mark-input-output-aliases", f"""func.func @main(%v: {RES}) {{
   %0 = "tf.ReadVariableOp"(%v) : ({RES}) -> tensor<f32>
   %1 = "tf_device.cluster_func"(%0) <{{func = @device}}> : (tensor<f32>) -> tensor<f32>

@@ -7,16 +7,16 @@
 // CHECK-LABEL: func.func @train_step
 // CHECK-NEXT:    %[[W:.*]] = "tf.ReadVariableOp"(%w)
 // CHECK-NEXT:    %[[B:.*]] = "tf.ReadVariableOp"(%b)
-// CHECK-NEXT:    %[[OUT:.*]], %[[NEW_W:.*]], %[[NEW_B:.*]] = "tf_device.cluster"() ({
+// CHECK-NEXT:    %[[C:[^:]+]]:3 = "tf_device.cluster"() ({
 // CHECK-NEXT:      "tf.Const"
 // CHECK-NEXT:      "tf.MatMul"(%x, %[[W]])
 // CHECK:           %[[DB:.*]] = "tf.Mul"(%[[B]], %{{.*}})
 // CHECK-NEXT:      %[[SUB:.*]] = "tf.Sub"(%[[B]], %[[DB]]) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
-// CHECK-NEXT:      "tf_device.return"(%{{.*}}, %{{.*}}, %[[SUB]])
+// CHECK-NEXT:      tf_device.return %{{.*}}, %{{.*}}, %[[SUB]] :
 // CHECK-NEXT:    }) : () -> (tensor<4x2xf32>, tensor<3x2xf32>, tensor<2xf32>)
-// CHECK-NEXT:    "tf.AssignVariableOp"(%w, %[[NEW_W]])
-// CHECK-NEXT:    "tf.AssignVariableOp"(%b, %[[NEW_B]]) <{validate_shape = false}>
-// CHECK-NEXT:    return %[[OUT]] : tensor<4x2xf32>
+// CHECK-NEXT:    "tf.AssignVariableOp"(%w, %[[C]]#1)
+// CHECK-NEXT:    "tf.AssignVariableOp"(%b, %[[C]]#2) <{validate_shape = false}>
+// CHECK-NEXT:    return %[[C]]#0 : tensor<4x2xf32>
 // CHECK-NOT:     tf.AssignSubVariableOp
 func.func @train_step(%x: tensor<4x3xf32>, %w: tensor<*x!tf_type.resource<tensor<3x2xf32>>>, %b: tensor<*x!tf_type.resource<tensor<2xf32>>>) -> tensor<4x2xf32> {
   %lr = "tf.Const"() <{value = dense<1.000000e-01> : tensor<f32>}> : () -> tensor<f32>
@@ -46,7 +46,7 @@ func.func @train_step(%x: tensor<4x3xf32>, %w: tensor<*x!tf_type.resource<tensor
 // CHECK-NEXT:      "tf.AssignVariableOp"(%v, %[[A]])
 // CHECK-NEXT:      %[[R1:.*]] = "tf.ReadVariableOp"(%v)
 // CHECK-NEXT:      %[[M:.*]] = "tf.Mul"(%[[R1]], %[[R1]])
-// CHECK-NEXT:      "tf_device.return"(%[[M]])
+// CHECK-NEXT:      tf_device.return %[[M]] :
 // CHECK-NEXT:    })
 // CHECK-NEXT:    "tf.AssignVariableOp"(%v, %[[C]])
 // CHECK-NEXT:    return

@@ -7,10 +7,10 @@
 // CHECK-LABEL: func.func @train_step
 // CHECK-NEXT:    %[[W:.*]] = "tf.ReadVariableOp"(%w)
 // CHECK-NEXT:    %[[B:.*]] = "tf.ReadVariableOp"(%b)
-// CHECK-NEXT:    %[[O0:[^, ]+]], %[[O1:[^, ]+]], %[[O2:[^, ]+]] = "tf_device.cluster_func"(%x, %[[W]], %[[B]]) <{func = @_func}>
-// CHECK-NEXT:    "tf.AssignVariableOp"(%w, %[[O1]])
-// CHECK-NEXT:    "tf.AssignVariableOp"(%b, %[[O2]])
-// CHECK-NEXT:    return %[[O0]]
+// CHECK-NEXT:    %[[O:[^:]+]]:3 = "tf_device.cluster_func"(%x, %[[W]], %[[B]]) <{func = @_func}>
+// CHECK-NEXT:    "tf.AssignVariableOp"(%w, %[[O]]#1)
+// CHECK-NEXT:    "tf.AssignVariableOp"(%b, %[[O]]#2)
+// CHECK-NEXT:    return %[[O]]#0
 // CHECK-LABEL: func.func private @_func
 // CHECK-SAME:    (%{{[^:]*}}: tensor<4x3xf32>, %{{[^:]*}}: tensor<3x2xf32> {tf.aliasing_output = 1 : i64}, %{{[^:]*}}: tensor<2xf32> {tf.aliasing_output = 2 : i64})
 func.func @train_step(%x: tensor<4x3xf32>, %w: tensor<*x!tf_type.resource<tensor<3x2xf32>>>, %b: tensor<*x!tf_type.resource<tensor<2xf32>>>) -> tensor<4x2xf32> {
@@ -35,10 +35,10 @@ func.func @train_step(%x: tensor<4x3xf32>, %w: tensor<*x!tf_type.resource<tensor
 
 // FIXTURE:       %[[R3:.*]] = "tf.ReadVariableOp"(%arg3)
 // FIXTURE-NEXT:  %[[R2:.*]] = "tf.ReadVariableOp"(%arg2)
-// FIXTURE-NEXT:  %[[O0:[^, ]+]], %[[O1:[^, ]+]], %[[O2:[^, ]+]] = "tf_device.cluster_func"(%arg0, %[[R2]], %[[R3]], %arg1) <{func = @_func}>
-// FIXTURE-NEXT:  "tf.AssignVariableOp"(%arg2, %[[O0]])
-// FIXTURE-NEXT:  "tf.AssignVariableOp"(%arg3, %[[O1]])
-// FIXTURE-NEXT:  return %[[O2]]
+// FIXTURE-NEXT:  %[[O:[^:]+]]:3 = "tf_device.cluster_func"(%arg0, %[[R2]], %[[R3]], %arg1) <{func = @_func}>
+// FIXTURE-NEXT:  "tf.AssignVariableOp"(%arg2, %[[O]]#0)
+// FIXTURE-NEXT:  "tf.AssignVariableOp"(%arg3, %[[O]]#1)
+// FIXTURE-NEXT:  return %[[O]]#2
 // FIXTURE-NOT:   tf.AssignSubVariableOp
 // FIXTURE-LABEL: func.func private @_func
 // FIXTURE-SAME:    (%{{[^:]*}}: tensor<4x8xf32>, %{{[^:]*}}: tensor<*xf32> {tf.aliasing_output = 0 : i64}, %{{[^:]*}}: tensor<*xf32> {tf.aliasing_output = 1 : i64}, %{{[^:]*}}: tensor<4x3xf32>)

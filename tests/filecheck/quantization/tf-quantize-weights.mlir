@@ -24,7 +24,7 @@
 // Symmetric: scale = max|w| / 127 (col 0: 1/127, col 1: 4/127), zero point 0; TensorFlow's chain.
 
 // CHECK-LABEL: func.func @matmul
-// CHECK-NEXT:    %[[S:.*]] = "tf.Const"() <{value = dense<[0.00787401572, 0.0314960629]> : tensor<2xf32>}> : () -> tensor<2xf32>
+// CHECK-NEXT:    %[[S:.*]] = "tf.Const"() <{value = dense<[0.00787401571, 0.0314960629]> : tensor<2xf32>}> : () -> tensor<2xf32>
 // CHECK-NEXT:    %[[Z:.*]] = "tf.Const"() <{value = dense<0> : tensor<i32>}> : () -> tensor<i32>
 // CHECK-NEXT:    %[[Q:.*]] = "tf.Const"() <{value = dense<{{\[}}[127, -64], [64, 127], [-127, 32], [32, -127]]> : tensor<4x2xi8>}> : () -> tensor<4x2xi8>
 // CHECK-NEXT:    %[[I:.*]] = "tf.Identity"(%[[Q]]) : (tensor<4x2xi8>) -> tensor<4x2xi8>
@@ -42,7 +42,7 @@
 // TENSOR:         "tf.Mul"(%{{.*}}, %[[S]]) : (tensor<4x2xf32>, tensor<f32>) -> tensor<4x2xf32>
 
 // CALL-LABEL: func.func @matmul
-// CALL-NEXT:    %[[S:.*]] = "tf.Const"() <{value = dense<[0.00787401572, 0.0314960629]> : tensor<2xf32>}>
+// CALL-NEXT:    %[[S:.*]] = "tf.Const"() <{value = dense<[0.00787401571, 0.0314960629]> : tensor<2xf32>}>
 // CALL-NEXT:    %[[Z:.*]] = "tf.Const"() <{value = dense<0> : tensor<i32>}>
 // CALL-NEXT:    %[[Q:.*]] = "tf.Const"() <{value = dense<{{\[}}[127, -64], [64, 127], [-127, 32], [32, -127]]> : tensor<4x2xi8>}>
 // CALL-NEXT:    %[[W:.*]] = "tf.PartitionedCall"(%[[Q]], %[[S]], %[[Z]]) <{config = "", config_proto = "", executor_type = "", f = @dequantize_i8}> : (tensor<4x2xi8>, tensor<2xf32>, tensor<i32>) -> tensor<4x2xf32>
@@ -71,7 +71,7 @@ func.func @matmul(%x: tensor<3x4xf32>) -> tensor<3x2xf32> {
 // point is per channel (i32 [2]); symmetric mode stores a scalar 0.
 
 // ASYM-LABEL: func.func @asymmetric
-// ASYM-NEXT:    %[[S:.*]] = "tf.Const"() <{value = dense<1.000000e-02> : tensor<2xf32>}> : () -> tensor<2xf32>
+// ASYM-NEXT:    %[[S:.*]] = "tf.Const"() <{value = dense<0.00999999977> : tensor<2xf32>}> : () -> tensor<2xf32>
 // ASYM-NEXT:    %[[Z:.*]] = "tf.Const"() <{value = dense<[-128, 127]> : tensor<2xi32>}> : () -> tensor<2xi32>
 // ASYM-NEXT:    %[[Q:.*]] = "tf.Const"() <{value = dense<{{\[}}[-128, 127], [127, -128], [-28, 27], [-78, 77]]> : tensor<4x2xi8>}>
 // ASYM-NEXT:    "tf.Identity"(%[[Q]])
@@ -91,7 +91,7 @@ func.func @asymmetric(%x: tensor<3x4xf32>) -> tensor<3x2xf32> {
 // tf.MatMul with transpose_b: b is [N, K], so the channel is dim 0 and the scale is [N, 1].
 
 // CHECK-LABEL: func.func @matmul_transpose_b
-// CHECK:         %[[S:.*]] = "tf.Const"() <{value = dense<{{\[}}[0.00787401572], [0.0314960629]]> : tensor<2x1xf32>}>
+// CHECK:         %[[S:.*]] = "tf.Const"() <{value = dense<{{\[}}[0.00787401571], [0.0314960629]]> : tensor<2x1xf32>}>
 // CHECK:         "tf.Mul"(%{{.*}}, %[[S]]) : (tensor<2x4xf32>, tensor<2x1xf32>) -> tensor<2x4xf32>
 // CHECK-NEXT:    "tf.MatMul"
 func.func @matmul_transpose_b(%x: tensor<3x4xf32>) -> tensor<3x2xf32> {
@@ -135,7 +135,7 @@ func.func @depthwise(%x: tensor<1x4x4x2xf32>) -> tensor<1x3x3x4xf32> {
 // tf.GatherV2 of an embedding table: one scale per row (the gathered axis), [V, 1].
 
 // CHECK-LABEL: func.func @embedding
-// CHECK:         %[[S:.*]] = "tf.Const"() <{value = dense<{{\[}}[0.00787401572], [0.0157480314], [0.0236220472], [0.0314960629]]> : tensor<4x1xf32>}>
+// CHECK:         %[[S:.*]] = "tf.Const"() <{value = dense<{{\[}}[0.00787401571], [0.0157480314], [0.0236220472], [0.0314960629]]> : tensor<4x1xf32>}>
 // CHECK:         %[[W:.*]] = "tf.Mul"(%{{.*}}, %[[S]]) : (tensor<4x2xf32>, tensor<4x1xf32>) -> tensor<4x2xf32>
 // CHECK-NEXT:    "tf.GatherV2"(%[[W]], %{{.*}}, %{{.*}}) <{batch_dims = 0 : i64}>
 func.func @embedding(%ids: tensor<3xi32>) -> tensor<3x2xf32> {
@@ -151,10 +151,10 @@ func.func @embedding(%ids: tensor<3xi32>) -> tensor<3x2xf32> {
 // tf.BatchMatMulV2 with adj_y: y is [N, K], the channel is dim -2.
 
 // CHECK-LABEL: func.func @einsum_and_batch_matmul
-// CHECK:         %[[S1:.*]] = "tf.Const"() <{value = dense<[0.00787401572, 0.0314960629]> : tensor<2xf32>}>
+// CHECK:         %[[S1:.*]] = "tf.Const"() <{value = dense<[0.00787401571, 0.0314960629]> : tensor<2xf32>}>
 // CHECK:         %[[W1:.*]] = "tf.Mul"(%{{.*}}, %[[S1]]) : (tensor<4x2xf32>, tensor<2xf32>) -> tensor<4x2xf32>
 // CHECK-NEXT:    "tf.Einsum"(%{{.*}}, %[[W1]]) <{equation = "bk,kn->bn"}>
-// CHECK:         %[[S2:.*]] = "tf.Const"() <{value = dense<{{\[}}[0.00787401572], [0.0314960629]]> : tensor<2x1xf32>}>
+// CHECK:         %[[S2:.*]] = "tf.Const"() <{value = dense<{{\[}}[0.00787401571], [0.0314960629]]> : tensor<2x1xf32>}>
 // CHECK:         %[[W2:.*]] = "tf.Mul"(%{{.*}}, %[[S2]]) : (tensor<2x4xf32>, tensor<2x1xf32>) -> tensor<2x4xf32>
 // CHECK-NEXT:    "tf.BatchMatMulV2"(%{{.*}}, %[[W2]])
 func.func @einsum_and_batch_matmul(%x: tensor<3x4xf32>, %z: tensor<5x3x4xf32>) -> (tensor<3x2xf32>, tensor<5x3x2xf32>) {
