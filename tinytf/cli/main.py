@@ -2,7 +2,7 @@
 
     tinytf run model.mlir --inputs in.npz -o out.npz [--entry NAME] [--backend graph|xla]
     tinytf demo
-    tinytf gradcheck ... / tinytf bench ... / tinytf quantize ...   (when those modules exist)
+    tinytf gradcheck ... / tinytf bench ... / tinytf quantize ... / tinytf saved_model show|run ...
 
 ``in.npz`` holds ``arg0, arg1, ...`` in the entry function's argument order (a resource argument's
 array is its variable's initial value); ``out.npz`` gets ``out0, out1, ...``. Errors print one
@@ -19,7 +19,7 @@ from collections.abc import Sequence
 
 from tinytf.cli.errors import run_tool
 
-PLUGGABLE = ("gradcheck", "bench", "quantize", "demo")
+PLUGGABLE = ("gradcheck", "bench", "quantize", "demo", "saved_model")
 
 
 def _plugin(name: str):

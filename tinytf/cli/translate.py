@@ -8,6 +8,9 @@ compile result (``// InputMapping {0, 1}``, ``// XlaInputShape f32[2]``, ...). F
 TensorFlow's spellings, with one dash or two: ``-tf-input-shapes`` (``:`` between arguments,
 ``,`` between dims, empty for a scalar), ``-tf-input-data-types``, ``-tf-xla-input-types``
 (``parameter`` / ``resource``), ``-tf-xla-emit-return-tuple``, ``-tf-xla-emit-use-tuple-args``.
+The importers ``--graphdef-to-mlir FILE`` (with ``-tf-input-arrays``, ``-tf-input-shapes``,
+``-tf-input-data-types``, ``-tf-output-arrays``), ``--savedmodel-objectgraph-to-mlir DIR`` and
+``--savedmodel-signaturedefs-to-mlir DIR`` print MLIR (``tinytf/cli/translate_import.py``).
 As in TensorFlow, an output aliased to an argument (``tf.aliasing_output``) is reported as a
 resource update. Bad input: one line on stderr, exit status 1.
 """
@@ -37,6 +40,14 @@ def build_parser() -> argparse.ArgumentParser:
     _flag(parser, "tf-xla-input-types", default=None, help="argument kinds: parameter or resource, ',' separated")
     _flag(parser, "tf-xla-emit-return-tuple", action="store_true", help="the entry computation returns a tuple")
     _flag(parser, "tf-xla-emit-use-tuple-args", action="store_true", help="the entry computation takes one tuple")
+    # importers (tinytf/cli/translate_import.py): TensorFlow's files -> MLIR
+    _flag(parser, "graphdef-to-mlir", action="store_true", help="import a GraphDef (.pb or .pbtxt)")
+    _flag(parser, "savedmodel-objectgraph-to-mlir", action="store_true",
+          help="import a TF2 SavedModel directory's object graph")
+    _flag(parser, "savedmodel-signaturedefs-to-mlir", action="store_true",
+          help="import a TF1 SavedModel directory's SignatureDefs")
+    _flag(parser, "tf-input-arrays", default=None, help="graph inputs (tensor names), ',' separated")
+    _flag(parser, "tf-output-arrays", default=None, help="graph outputs (tensor names), ',' separated")
     parser.add_argument("-o", "--output", default="-", help="output file (default: stdout)")
     return parser
 
@@ -66,8 +77,13 @@ def _data_types(text: str | None):
 
 
 def translate(args: argparse.Namespace) -> int:
+    from tinytf.cli import translate_import
+
+    if translate_import.wanted(args):
+        return _write(args, translate_import.translate(args))
     if not args.mlir_tf_to_hlo_text:
-        raise InvalidArgumentError("choose a translation: --mlir-tf-to-hlo-text")
+        raise InvalidArgumentError("choose a translation: --mlir-tf-to-hlo-text, --graphdef-to-mlir, "
+                                   "--savedmodel-objectgraph-to-mlir or --savedmodel-signaturedefs-to-mlir")
     from tinytf import mlir, xla
     from tinytf.passes.shape_inference import parse_input_shapes
 
@@ -102,6 +118,15 @@ def translate(args: argparse.Namespace) -> int:
     else:
         with open(args.output, "w") as f:
             f.write(out)
+    return 0
+
+
+def _write(args, text: str) -> int:
+    if args.output == "-":
+        sys.stdout.write(text)
+    else:
+        with open(args.output, "w") as f:
+            f.write(text)
     return 0
 
 
