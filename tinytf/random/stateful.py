@@ -1,0 +1,90 @@
+"""``tt.random.normal``, ``uniform``, ``truncated_normal``, ``shuffle``, ``categorical``: stateful ops with
+TensorFlow's seeds (tinytf/random/seed.py), so the values are TensorFlow's, call after call.
+
+    tt.random.set_seed(1234)
+    tt.random.normal([2, 3])          # TensorFlow 2.21's values after tf.random.set_seed(1234)
+    tt.random.uniform([4], seed=1)    # a new draw on every call; set_seed starts the stream again
+"""
+from __future__ import annotations
+
+import numpy as np
+
+import tinytf.dtypes as dtypes
+from tinytf.errors import InvalidArgumentError
+from tinytf.ops.array import constant
+from tinytf.ops.math import add, multiply, subtract
+from tinytf.ops.operands import index_operand
+from tinytf.ops.random import FLOATS, INTS, check_dtype
+from tinytf.ops.random_stateful import (
+    Multinomial,
+    RandomShuffle,
+    RandomStandardNormal,
+    RandomUniform,
+    RandomUniformInt,
+    TruncatedNormal,
+)
+from tinytf.random.seed import get_seed
+
+
+def _seeds(seed) -> dict:
+    seed1, seed2 = get_seed(seed)
+    return {"seed": seed1 or 0, "seed2": seed2 or 0}
+
+
+def shape_operand(shape):
+    return index_operand(shape.as_list() if hasattr(shape, "as_list") else shape)
+
+
+def _tensor(value, dtype):
+    return value if hasattr(value, "dtype") else constant(value, dtype)
+
+
+def normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
+    """Normal values ``mean + stddev * N(0, 1)`` (tf.RandomStandardNormal)."""
+    dtype = check_dtype("tt.random.normal", dtype, FLOATS)
+    mean, stddev = _tensor(mean, dtype), _tensor(stddev, dtype)
+    rnd = RandomStandardNormal.bind(shape_operand(shape), dtype=dtype, **_seeds(seed))
+    return add(multiply(rnd, stddev), mean)
+
+
+def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
+    """Normal values redrawn beyond 2 standard deviations (tf.TruncatedNormal)."""
+    dtype = check_dtype("tt.random.truncated_normal", dtype, FLOATS)
+    mean, stddev = _tensor(mean, dtype), _tensor(stddev, dtype)
+    rnd = TruncatedNormal.bind(shape_operand(shape), dtype=dtype, **_seeds(seed))
+    return add(multiply(rnd, stddev), mean)
+
+
+def uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=None):
+    """Uniform values in [minval, maxval): floats (default [0, 1)) or ints (maxval required)."""
+    dtype = check_dtype("tt.random.uniform", dtype, FLOATS + INTS)
+    if maxval is None:
+        if dtype.is_integer:
+            raise InvalidArgumentError(f"tt.random.uniform: must specify maxval for integer dtype {dtype.name}")
+        maxval = 1
+    minval_is_zero = isinstance(minval, int) and minval == 0  # TensorFlow skips the arithmetic for [0, 1)
+    maxval_is_one = isinstance(maxval, int) and maxval == 1
+    shape = shape_operand(shape)
+    if not minval_is_zero or not maxval_is_one or dtype.is_integer:
+        minval, maxval = _tensor(minval, dtype), _tensor(maxval, dtype)
+    seeds = _seeds(seed)
+    if dtype.is_integer:
+        return RandomUniformInt.bind(shape, minval, maxval, Tout=dtype, **seeds)
+    rnd = RandomUniform.bind(shape, dtype=dtype, **seeds)
+    if minval_is_zero:
+        return rnd if maxval_is_one else multiply(rnd, maxval)
+    return add(multiply(rnd, subtract(maxval, minval)), minval)
+
+
+def shuffle(value, seed=None, name=None):
+    """``value`` with its first dimension shuffled (tf.RandomShuffle)."""
+    value = value if hasattr(value, "dtype") else constant(value)
+    return RandomShuffle.bind(value, **_seeds(seed))
+
+
+def categorical(logits, num_samples, dtype=None, seed=None, name=None):
+    """Class indices drawn from softmax(logits) per row (tf.Multinomial)."""
+    dtype = check_dtype("tt.random.categorical", dtype or dtypes.int64, INTS)
+    logits = logits if hasattr(logits, "dtype") else constant(logits, dtypes.float32)
+    num = np.int32(num_samples) if isinstance(num_samples, int) else num_samples
+    return Multinomial.bind(logits, num, output_dtype=dtype, **_seeds(seed))

@@ -1,0 +1,130 @@
+"""``tt.random.stateless_*``: TensorFlow's stateless random functions (python/ops/stateless_random_ops.py).
+
+    tt.random.stateless_normal([3], seed=[1, 2])                  # a function of shape, seed and dtype
+    tt.random.stateless_uniform([4], seed=[1, 2], minval=0, maxval=10, dtype=tt.int32)
+    tt.random.split([1, 2], num=3)                                # new seeds
+
+As TensorFlow's: the seed becomes a key and counter (tf.StatelessRandomGetKeyCounter), a V2 op draws
+(auto-select: Philox), and floats are scaled as ``rnd * stddev + mean`` or ``rnd * (maxval - minval) + minval``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+import tinytf.dtypes as dtypes
+from tinytf.errors import InvalidArgumentError
+from tinytf.ops.array import constant
+from tinytf.ops.joining import stack
+from tinytf.ops.math import add, multiply, subtract
+from tinytf.ops.operands import index_operand
+from tinytf.ops.random import (
+    ALG_AUTO_SELECT,
+    ALG_PHILOX,
+    ALG_THREEFRY,
+    FLOATS,
+    FULL_INTS,
+    INTS,
+    StatelessMultinomial,
+    StatelessRandomGetKeyCounter,
+    StatelessRandomNormalV2,
+    StatelessRandomUniformFullIntV2,
+    StatelessRandomUniformIntV2,
+    StatelessRandomUniformV2,
+    StatelessTruncatedNormalV2,
+    check_dtype,
+)
+
+
+def _seed_operand(seed):
+    return index_operand(seed) if not hasattr(seed, "dtype") else seed
+
+
+def key_counter(seed):
+    """(key, counter) of a seed: tf.StatelessRandomGetKeyCounter."""
+    return StatelessRandomGetKeyCounter.bind(_seed_operand(seed))
+
+
+def _shape_operand(shape):
+    if hasattr(shape, "as_list"):  # a TensorShape
+        shape = shape.as_list()
+    return index_operand(shape)
+
+
+def stateless_uniform(shape, seed, minval=0, maxval=None, dtype=dtypes.float32, name=None, alg="auto_select"):
+    """Uniform values in [minval, maxval): floats (default [0, 1)), or ints with both bounds given;
+    full-range ints with ``minval=maxval=None``.  tt.random.stateless_uniform([2], seed=[1, 2])"""
+    dtype = check_dtype("stateless_uniform", dtype, FLOATS + FULL_INTS)
+    alg_id = algorithm_id(alg)
+    if dtype.is_integer:
+        if (minval is None) != (maxval is None):
+            raise InvalidArgumentError(f"stateless_uniform: for integer dtype {dtype.name}, minval and maxval must be "
+                                       f"both None or both given; got minval={minval}, maxval={maxval}")
+        if minval is not None and dtype.kind == "u":
+            raise InvalidArgumentError(f"stateless_uniform: dtype {dtype.name} needs minval=maxval=None")
+    elif maxval is None:
+        maxval = 1
+    shape = _shape_operand(shape)
+    key, counter = key_counter(seed)
+    if dtype.is_integer and minval is None:
+        return StatelessRandomUniformFullIntV2.bind(shape, key, counter, np.int32(alg_id), dtype=dtype)
+    lo = minval if hasattr(minval, "dtype") else constant(minval, dtype)
+    hi = maxval if hasattr(maxval, "dtype") else constant(maxval, dtype)
+    if dtype.is_integer:
+        return StatelessRandomUniformIntV2.bind(shape, key, counter, np.int32(alg_id), lo, hi, dtype=dtype)
+    rnd = StatelessRandomUniformV2.bind(shape, key, counter, np.int32(alg_id), dtype=dtype)
+    return add(multiply(rnd, subtract(hi, lo)), lo)
+
+
+def _scaled(cls, shape, seed, mean, stddev, dtype, alg):
+    dtype = check_dtype(cls.name, dtype, FLOATS)
+    alg_id = algorithm_id(alg)
+    mean = mean if hasattr(mean, "dtype") else constant(mean, dtype)
+    stddev = stddev if hasattr(stddev, "dtype") else constant(stddev, dtype)
+    key, counter = key_counter(seed)
+    rnd = cls.bind(_shape_operand(shape), key, counter, np.int32(alg_id), dtype=dtype)
+    return add(multiply(rnd, stddev), mean)
+
+
+def stateless_normal(shape, seed, mean=0.0, stddev=1.0, dtype=dtypes.float32, name=None, alg="auto_select"):
+    """Normal values: ``mean + stddev * N(0, 1)``.  tt.random.stateless_normal([3], seed=[1, 2])"""
+    return _scaled(StatelessRandomNormalV2, shape, seed, mean, stddev, dtype, alg)
+
+
+def stateless_truncated_normal(shape, seed, mean=0.0, stddev=1.0, dtype=dtypes.float32, name=None, alg="auto_select"):
+    """Normal values redrawn beyond 2 standard deviations.  tt.random.stateless_truncated_normal([3], [1, 2])"""
+    return _scaled(StatelessTruncatedNormalV2, shape, seed, mean, stddev, dtype, alg)
+
+
+def stateless_categorical(logits, num_samples, seed, dtype=dtypes.int64, name=None):
+    """Class indices drawn from softmax(logits) per row.  tt.random.stateless_categorical([[0.0, 1.0]], 5, [1, 2])"""
+    dtype = check_dtype("stateless_categorical", dtype, INTS)
+    if not hasattr(logits, "dtype"):
+        logits = constant(logits, dtypes.float32)
+    return StatelessMultinomial.bind(logits, np.int32(num_samples) if isinstance(num_samples, int) else num_samples,
+                                     _seed_operand(seed), output_dtype=dtype)
+
+
+def algorithm_id(alg) -> int:
+    """TensorFlow's algorithm number: 1 Philox, 2 ThreeFry, 3 auto-select (an int, a name or tt.random.Algorithm)."""
+    if hasattr(alg, "value"):
+        alg = alg.value
+    if isinstance(alg, int | np.integer):
+        return int(alg)
+    name = str(alg).strip().lower().replace("-", "").replace("_", "")
+    ids = {"philox": ALG_PHILOX, "threefry": ALG_THREEFRY, "autoselect": ALG_AUTO_SELECT}
+    if name not in ids:
+        raise InvalidArgumentError(f"unsupported RNG algorithm {alg!r} (philox, threefry or auto_select)")
+    return ids[name]
+
+
+def stateless_split(seed, num=2, alg="auto_select"):
+    """``num`` new seeds [num, 2] from one (of the seed's dtype).  tt.random.experimental.stateless_split([1, 2], 3)"""
+    seed = _seed_operand(seed)
+    return stateless_uniform([num, 2], seed, minval=None, maxval=None, dtype=seed.dtype, alg=alg)
+
+
+def stateless_fold_in(seed, data, alg="auto_select"):
+    """A new seed from a seed and an int.  tt.random.experimental.stateless_fold_in([1, 2], 3)"""
+    data = data if hasattr(data, "dtype") else constant(data)
+    first = stateless_uniform([], seed, minval=None, maxval=None, dtype=data.dtype, alg=alg)
+    return stack([first, data])
