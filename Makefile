@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint unit lit bench clean
+.PHONY: demo test lint unit lit bench interop clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -41,6 +41,10 @@ $(BENCH_STAMP): pyproject.toml
 
 bench: $(BENCH_STAMP)
 	$(BENCH_VENV)/bin/python bench/run_all.py $(BENCH_ARGS)
+
+# Two-way checks with real TensorFlow (in the bench environment): TF reads tinytf's checkpoints, tinytf reads TF's.
+interop: $(BENCH_STAMP)
+	TF_CPP_MIN_LOG_LEVEL=2 $(BENCH_VENV)/bin/python tests/conformance/interop_checkpoints.py
 
 clean:
 	rm -rf $(VENV) tests/filecheck/Output .pytest_cache

@@ -43,7 +43,8 @@ from bench.common import (  # noqa: E402
 NOT_BENCHMARKS = {"common", "run_all", "__init__"}
 # a benchmark's quick mode is ``--quick`` unless named here (those without the flag yet)
 QUICK_ARGS = {"forwarding": ["--size-mb", "20"]}
-ORDER = ["parse_print", "passes", "eager_dispatch", "mlp_step", "gradcheck", "xla_step", "quantized", "forwarding"]
+ORDER = ["parse_print", "passes", "eager_dispatch", "mlp_step", "gradcheck", "xla_step", "quantized", "forwarding",
+         "checkpoint_io"]
 
 
 def discover(only=None, bench_dir: str = BENCH) -> list[str]:

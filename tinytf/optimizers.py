@@ -10,11 +10,20 @@ Each step is one training op per variable (``tf.ResourceApplyGradientDescent``,
 ``tt.function`` alike, where the variables and slots become captured resource arguments. Slots
 (momentum accumulators, Adam's m and v) are created on a variable's first update; Adam keeps
 ``beta1_power`` and ``beta2_power`` per dtype as TensorFlow 1's AdamOptimizer does.
+
+Optimizers are trackable, as TensorFlow's are: in a ``tt.train.Checkpoint`` an optimizer's
+children are Adam's ``beta1_power`` / ``beta2_power`` (TensorFlow 1's names, sorted as it sorts
+them; ``beta1_power_float64`` for another dtype) and ``iter`` (the ``iterations`` counter, Keras'
+name), and its slots are slot variables, keyed ``<variable>/.OPTIMIZER_SLOT/<optimizer>/m/.ATTRIBUTES/VARIABLE_VALUE``.
+Restoring creates the slots and powers the checkpoint holds, as TensorFlow's eager optimizers do.
 """
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
+import tinytf.dtypes as dtypes
 from tinytf.errors import InvalidArgumentError, UnimplementedError
 from tinytf.framework.variables import Variable
 from tinytf.ops import training
@@ -40,6 +49,31 @@ class Optimizer:
             slot = Variable(np.full(var.shape, initial, var.dtype.np), trainable=False, name=f"{var.name}/{slot_name}")
             found = self._slots[key] = (var, slot)
         return found[1]
+
+    # -- checkpointing: the trackable protocol of tinytf/train/trackable.py ---------------------
+
+    def _trackable_children(self) -> dict:
+        # TensorFlow 1's optimizers list their non-slot variables first, sorted by name
+        non_slot = self._non_slot_variables()
+        return {**{name: non_slot[name] for name in sorted(non_slot)}, "iter": self.iterations}
+
+    def _non_slot_variables(self) -> dict:
+        return {}
+
+    def _slot_names(self) -> list[str]:
+        return sorted({name for _, name in self._slots})
+
+    def _checkpoint_slot(self, var, slot_name: str):
+        """The slot variable, or None when ``var`` has no such slot (yet)."""
+        found = self._slots.get((id(var), slot_name))
+        return found[1] if found is not None and found[0] is var else None
+
+    def _restore_slot_variable(self, var, slot_name: str) -> Variable:
+        """The slot to restore a checkpointed value into, created now if it is missing."""
+        return self._slot(var, slot_name)
+
+    def _restore_missing_child(self, name: str, node: dict):
+        return None
 
     def _lr(self):
         lr = self.learning_rate
@@ -120,6 +154,9 @@ class Momentum(Optimizer):
                                          use_locking=self.use_locking, use_nesterov=self.use_nesterov)
 
 
+_BETA_POWER = re.compile(r"beta([12])_power(?:_(\w+))?")
+
+
 class Adam(Optimizer):
     """Adam (Kingma and Ba): m and v slots per variable; step t uses beta1^t and beta2^t."""
 
@@ -137,6 +174,23 @@ class Adam(Optimizer):
                 Variable(np.asarray(self.beta_1, dtype.np), trainable=False, name=f"{self.name}/beta1_power"),
                 Variable(np.asarray(self.beta_2, dtype.np), trainable=False, name=f"{self.name}/beta2_power"))
         return found
+
+    def _non_slot_variables(self) -> dict:
+        out = {}
+        for dtype, powers in self._powers.items():
+            suffix = "" if dtype is dtypes.float32 else f"_{dtype.name}"
+            out[f"beta1_power{suffix}"], out[f"beta2_power{suffix}"] = powers
+        return out
+
+    def _restore_missing_child(self, name: str, node: dict):
+        match = _BETA_POWER.fullmatch(name)
+        if match is None:
+            return None
+        try:
+            dtype = dtypes.as_dtype(match.group(2) or "float32")
+        except InvalidArgumentError:
+            return None
+        return self._beta_powers(dtype)[int(match.group(1)) - 1]
 
     def _prepare(self, pairs):
         # read the step's powers once, before any update: every variable uses the same step t

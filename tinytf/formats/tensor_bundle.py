@@ -174,14 +174,16 @@ class BundleReader:
             raise DataLossError(f"{path}: tensor '{name}' needs bytes {entry.offset}..{entry.offset + entry.size} "
                                 f"of a {file_size}-byte shard: truncated?")
         out = np.empty(entry.size, np.uint8)
+        if entry.size > _CHUNK and hasattr(os, "posix_fadvise"):  # the whole tensor: deep readahead from the disk
+            os.posix_fadvise(fd, entry.offset, entry.size, os.POSIX_FADV_WILLNEED)
         pos = 0
         while pos < entry.size:  # positioned reads: no shared file offset, so threads may share a reader
-            chunk = _pread(fd, min(_CHUNK, entry.size - pos), entry.offset + pos)
-            if not chunk:
+            chunk = out[pos:pos + min(_CHUNK, entry.size - pos)]
+            got = _pread_into(fd, chunk, entry.offset + pos)  # straight into the tensor's buffer
+            if not got:
                 raise DataLossError(f"{path}: tensor '{name}' is cut short at byte {pos} of {entry.size}")
-            crc = crc32c(chunk, crc)
-            out[pos:pos + len(chunk)] = np.frombuffer(chunk, np.uint8)
-            pos += len(chunk)
+            crc = crc32c(chunk[:got], crc)
+            pos += got
         return out, crc
 
     def _read_checked(self, path: str, name: str, entry) -> np.ndarray:
@@ -226,6 +228,15 @@ class BundleReader:
             out[i] = data[pos:pos + length]
             pos += length
         return out.reshape(shape)
+
+
+def _pread_into(fd: int, buffer: np.ndarray, offset: int) -> int:
+    """Read into ``buffer`` (a contiguous uint8 array) at ``offset``; the number of bytes read."""
+    if hasattr(os, "preadv"):
+        return os.preadv(fd, [buffer], offset)
+    data = _pread(fd, buffer.size, offset)  # pragma: no cover - platforms without preadv
+    buffer[:len(data)] = np.frombuffer(data, np.uint8)
+    return len(data)
 
 
 def _pread(fd: int, size: int, offset: int) -> bytes:
