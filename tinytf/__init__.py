@@ -41,6 +41,7 @@ from tinytf.dtypes import (  # noqa: F401
 from tinytf.dtypes import bool_ as bool  # noqa: A001, F401  (tt.bool, as tf.bool)
 from tinytf.framework.custom_op import register_op  # noqa: F401
 from tinytf.framework.kernel import check_allocation, set_allocation_limit  # noqa: F401
+from tinytf.framework.name_scope import name_scope  # noqa: F401
 from tinytf.framework.tensor_shape import TensorShape  # noqa: F401
 from tinytf.framework.tensor_spec import TensorSpec  # noqa: F401
 from tinytf.framework.variables import Variable  # noqa: F401
@@ -71,6 +72,9 @@ _LAZY = {
     "gradcheck": ("tinytf.gradcheck", None),
     "passes": ("tinytf.passes", None),
     "train": ("tinytf.train", None),
+    "summary": ("tinytf.summary", None),
+    "Module": ("tinytf.module", "Module"),
+    "saved_model": ("tinytf.saved_model", None),
     "GradientTape": ("tinytf.autodiff", "GradientTape"),
     "custom_gradient": ("tinytf.autodiff", "custom_gradient"),
 }

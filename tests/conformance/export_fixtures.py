@@ -351,6 +351,289 @@ def ref_control_flow_gradients(tf, out_dir, log):
 REFERENCES = {"control_flow_gradients": ref_control_flow_gradients}
 
 
+# --------------------------------------------------------------------------- Keras models, weights from a seed
+#
+# fixtures/keras/NAME.mlir (NAME.mlir.gz when large) and NAME.npz, which stores no weights and no inputs:
+# "spec", a JSON string {"seed", "inputs", "captures"} with one entry per data input and one per captured
+# value, in the entry function's argument order. A variable's or an input's entry {"shape", "dtype", "low",
+# "high"} regenerates its value (regenerate(seed, key, entry), key = the argument's index); a captured
+# constant (a Normalization layer's mean) is an entry {"shape", "dtype", "value"}. out0, out1, ... are
+# TensorFlow's outputs for these values; training steps also have var0_after, ... for the captured variables.
+
+KERAS_DIR = "keras"
+GZIP_OVER = 20_000  # bytes of MLIR text above which the fixture is stored gzipped
+
+
+def regenerate(seed, key, entry):
+    """An argument's value: a captured constant's own, else uniform in [low, high] from a generator
+    seeded by (seed, key) (tests/conformance/test_keras_models.py calls this same function)."""
+    if "value" in entry:
+        return np.asarray(entry["value"], np.dtype(entry["dtype"])).reshape(entry["shape"])
+    rng = np.random.default_rng([int(seed), int(key)])
+    value = rng.uniform(entry["low"], entry["high"], tuple(entry["shape"]))
+    return value.astype(np.dtype(entry["dtype"]))
+
+
+def _init_range(name, shape, dtype, layer_class, lr=None):
+    """[low, high] for a variable: scaled like a He initialiser for kernels, positive variances,
+    scales near 1, small biases and optimizer slots, zero integer counters."""
+    if not np.issubdtype(np.dtype(dtype), np.floating):
+        return 0.0, 0.0
+    n = name.lower()
+    if n == "learning_rate" and lr is not None:
+        return lr, lr
+    if "velocity" in n:
+        return 0.0, 0.01
+    if "momentum" in n:
+        return -0.01, 0.01
+    if "variance" in n:
+        return 0.5, 1.5
+    if n.endswith("mean"):
+        return -0.1, 0.1
+    if n in ("gamma", "scale"):
+        return 0.8, 1.2
+    if len(shape) < 2:
+        return -0.1, 0.1
+    depthwise = layer_class in ("DepthwiseConv2D", "DepthwiseConv1D") or n == "depthwise_kernel"
+    fan_in = int(np.prod(shape[:2] if depthwise and len(shape) == 4 else shape[:-1]))
+    s = float(np.sqrt(6.0 / max(fan_in, 1)))
+    return -s, s
+
+
+def _layer_classes(tf, model):
+    """id of each tf.Variable of ``model`` -> the class name of the layer that owns it."""
+    out = {}
+    for layer in model._flatten_layers(include_self=True, recursive=True):
+        for v in layer.weights:
+            out.setdefault(id(_underlying_tf_variable(tf, v)), type(layer).__name__)
+    return out
+
+
+def _captures(tf, concrete_fn, variables):
+    """concrete_fn's captured inputs in order: the tf.Variable each handle belongs to, or the tensor itself."""
+    tf_vars = [_underlying_tf_variable(tf, v) for v in variables]
+    out = []
+    for ci in concrete_fn.captured_inputs:
+        hit = [v for v in tf_vars if v.handle is ci]
+        if len(hit) > 1:
+            raise RuntimeError("captured input %r matches %d variables" % (ci, len(hit)))
+        if not hit and ci.dtype == tf.resource:
+            raise RuntimeError("captured resource %r is none of the model's variables" % (ci,))
+        out.append(hit[0] if hit else ci)
+    return out
+
+
+def _capture_entries(tf, captures, first_key, seed, classes, lr):
+    """Give every captured variable its regenerated value; the entries of all captures."""
+    entries = []
+    for k, c in enumerate(captures):
+        if not isinstance(c, tf.Variable):  # a constant the function captured: small, stored as it is
+            value = c.numpy()
+            if value.size > 1024:
+                raise RuntimeError("captured constant of %d elements: too large to store" % value.size)
+            entries.append({"shape": list(value.shape), "dtype": value.dtype.name, "value": value.ravel().tolist()})
+            continue
+        name = c.name.split(":")[0].rsplit("/", 1)[-1]
+        shape = [int(d) for d in c.shape]
+        dtype = c.dtype.as_numpy_dtype.__name__
+        low, high = _init_range(name, shape, dtype, classes.get(id(c), ""), lr)
+        entry = {"name": c.name.split(":")[0], "shape": shape, "dtype": dtype, "low": low, "high": high}
+        c.assign(regenerate(seed, first_key + k, entry))
+        entries.append(entry)
+    return entries
+
+
+def _input_entries(seed, inputs):
+    """Entries for the data inputs (given as (shape, low, high)), and their regenerated values."""
+    entries = [{"shape": list(shape), "dtype": "float32", "low": low, "high": high} for shape, low, high in inputs]
+    return entries, [regenerate(seed, k, e) for k, e in enumerate(entries)]
+
+
+def export_keras(tf, out_dir, name, concrete_fn, inputs, variables, classes, seed, stateful=False, lr=None, log=None):
+    """Like export(), but every input and variable is regenerated from ``seed`` and not stored.
+    ``inputs``: (shape, low, high) of each data input."""
+    import gzip
+    import json
+
+    mlir = tf.mlir.experimental.convert_function(concrete_fn, pass_pipeline=PIPELINE)
+    folder = os.path.join(out_dir, KERAS_DIR)
+    os.makedirs(folder, exist_ok=True)
+    for old in (name + ".mlir", name + ".mlir.gz"):
+        if os.path.exists(os.path.join(folder, old)):
+            os.remove(os.path.join(folder, old))
+    if len(mlir) > GZIP_OVER:
+        with gzip.GzipFile(os.path.join(folder, name + ".mlir.gz"), "wb", mtime=0) as f:
+            f.write(mlir.encode("utf-8"))
+    else:
+        with open(os.path.join(folder, name + ".mlir"), "w") as f:
+            f.write(mlir)
+    input_entries, data = _input_entries(seed, inputs)
+    captures = _captures(tf, concrete_fn, variables)
+    n_mlir = _entry_arg_count(mlir)
+    if n_mlir != len(data) + len(captures):
+        raise RuntimeError("%s: MLIR entry function has %d args, %d data + %d captures"
+                           % (name, n_mlir, len(data), len(captures)))
+    entries = _capture_entries(tf, captures, len(data), seed, classes, lr)
+    arrays = {"spec": np.array(json.dumps({"seed": seed, "inputs": input_entries, "captures": entries}))}
+    result = concrete_fn(*[tf.constant(a) for a in data])
+    outs = tf.nest.flatten(result)
+    for i, o in enumerate(outs):
+        arrays["out%d" % i] = _to_numpy(o)
+        if arrays["out%d" % i].dtype.kind == "f" and not np.all(np.isfinite(arrays["out%d" % i])):
+            raise RuntimeError("%s: output %d is not finite for the seeded weights" % (name, i))
+    if stateful:
+        for i, v in enumerate(c for c in captures if isinstance(c, tf.Variable)):
+            arrays["var%d_after" % i] = v.numpy()
+    np.savez_compressed(os.path.join(folder, name + ".npz"), **arrays)
+    if log is not None:
+        log.append((name, "keras, %d ops" % mlir.count('"tf.'), [(k, v.dtype, v.shape) for k, v in arrays.items()
+                                                                  if k != "spec"]))
+    print("[%s] %d KB of MLIR, %d ops, %d data inputs, %d captures, %d outputs, output range %.3g"
+          % (name, len(mlir) // 1024, mlir.count('"tf.'), len(data), len(captures), len(outs),
+             max(float(np.max(np.abs(arrays["out%d" % i]))) for i in range(len(outs)))))
+
+
+def _keras_inference(tf, out_dir, name, model, shape, seed, log, low=-1.0, high=1.0):
+    fn = tf.function(lambda inp: model(inp, training=False))
+    cf = fn.get_concrete_function(tf.TensorSpec(shape, tf.float32, name="x"))
+    export_keras(tf, out_dir, name, cf, [(shape, low, high)], model.weights, _layer_classes(tf, model), seed, log=log)
+
+
+def _sequence_model(tf, seed, layer, shape=(6, 3), batch=2):
+    keras = tf.keras
+    keras.utils.set_random_seed(seed)
+    inp = keras.Input(shape, batch_size=batch)
+    return keras.Model(inp, layer(inp)), (batch, *shape)
+
+
+def kx_lstm(tf, out_dir, log):
+    keras = tf.keras
+    model, shape = _sequence_model(tf, 21, lambda t: keras.layers.LSTM(4)(keras.layers.LSTM(8, return_sequences=True)(t)))
+    _keras_inference(tf, out_dir, "lstm", model, shape, 21, log)
+
+
+def kx_gru(tf, out_dir, log):
+    model, shape = _sequence_model(tf, 22, tf.keras.layers.GRU(6))
+    _keras_inference(tf, out_dir, "gru", model, shape, 22, log)
+
+
+def kx_bidirectional_lstm(tf, out_dir, log):
+    keras = tf.keras
+    model, shape = _sequence_model(tf, 23, keras.layers.Bidirectional(keras.layers.LSTM(4, return_sequences=True)))
+    _keras_inference(tf, out_dir, "bidirectional_lstm", model, shape, 23, log)
+
+
+def kx_simple_rnn(tf, out_dir, log):
+    model, shape = _sequence_model(tf, 24, tf.keras.layers.SimpleRNN(5, return_sequences=True))
+    _keras_inference(tf, out_dir, "simple_rnn", model, shape, 24, log)
+
+
+def kx_conv_lstm2d(tf, out_dir, log):
+    model, shape = _sequence_model(tf, 25, tf.keras.layers.ConvLSTM2D(4, 3, padding="same"), shape=(3, 8, 8, 2))
+    _keras_inference(tf, out_dir, "conv_lstm2d", model, shape, 25, log)
+
+
+def kx_transformer_encoder(tf, out_dir, log):
+    """One Transformer encoder block (post-norm, as the Keras tutorial writes it)."""
+    keras = tf.keras
+    keras.utils.set_random_seed(26)
+    inp = keras.Input((8, 16), batch_size=2)
+    a = keras.layers.MultiHeadAttention(num_heads=4, key_dim=4, dropout=0.1)(inp, inp)
+    h = keras.layers.LayerNormalization(epsilon=1e-6)(inp + keras.layers.Dropout(0.1)(a))
+    f = keras.layers.Dense(32, activation="relu")(h)
+    f = keras.layers.Dense(16)(f)
+    out = keras.layers.LayerNormalization(epsilon=1e-6)(h + keras.layers.Dropout(0.1)(f))
+    model = keras.Model(inp, out)
+    _keras_inference(tf, out_dir, "transformer_encoder", model, (2, 8, 16), 26, log)
+
+
+# keras.applications with weights=None and 10 classes (logits), at the smallest input each accepts
+APPLICATIONS = {
+    "mobilenet": ("MobileNet", 32), "mobilenet_v2": ("MobileNetV2", 32), "mobilenet_v3_small": ("MobileNetV3Small", 32),
+    "efficientnet_b0": ("EfficientNetB0", 32), "efficientnet_v2_b0": ("EfficientNetV2B0", 32),
+    "resnet50": ("ResNet50", 32), "resnet50_v2": ("ResNet50V2", 32), "densenet121": ("DenseNet121", 32),
+    "nasnet_mobile": ("NASNetMobile", 32), "vgg16": ("VGG16", 32), "convnext_tiny": ("ConvNeXtTiny", 32),
+    "xception": ("Xception", 71), "inception_v3": ("InceptionV3", 75),
+}
+
+
+def _application(key):
+    def fx(tf, out_dir, log):
+        cls_name, size = APPLICATIONS[key]
+        seed = 100 + sorted(APPLICATIONS).index(key)
+        tf.keras.utils.set_random_seed(seed)
+        model = getattr(tf.keras.applications, cls_name)(weights=None, input_shape=(size, size, 3), classes=10,
+                                                           classifier_activation=None)  # logits: no saturation
+        _keras_inference(tf, out_dir, key, model, (2, size, size, 3), seed, log)
+    fx.__name__ = "kx_" + key
+    return fx
+
+
+def _train_step(tf, out_dir, name, model, x_shape, y_shape, seed, update, optimizer=None, lr=0.1, log=None):
+    """One training step: MSE loss, tape gradients, then ``update(grads)``; returns the loss."""
+    weights = model.trainable_weights
+
+    @tf.function
+    def train_step(x, y):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(tf.square(model(x, training=True) - y))
+        update(tape.gradient(loss, weights))
+        return loss
+
+    if optimizer is not None:
+        optimizer.build(weights)
+    cf = train_step.get_concrete_function(tf.TensorSpec(x_shape, tf.float32, name="x"),
+                                          tf.TensorSpec(y_shape, tf.float32, name="y"))
+    variables = list(model.weights) + (list(optimizer.variables) if optimizer is not None else [])
+    export_keras(tf, out_dir, name, cf, [(x_shape, -1.0, 1.0), (y_shape, -1.0, 1.0)], variables,
+                 _layer_classes(tf, model), seed, stateful=True, lr=lr, log=log)
+
+
+def kx_train_manual_mlp(tf, out_dir, log):
+    keras = tf.keras
+    keras.utils.set_random_seed(31)
+    inp = keras.Input((6,), batch_size=4)
+    h = keras.layers.Dense(8, activation="tanh")(inp)
+    model = keras.Model(inp, keras.layers.Dense(3)(h))
+
+    def update(grads):
+        for v, g in zip(model.trainable_weights, grads):
+            v.assign_sub(0.1 * g)
+
+    _train_step(tf, out_dir, "train_manual_mlp", model, (4, 6), (4, 3), 31, update, log=log)
+
+
+def kx_train_sgd_cnn(tf, out_dir, log):
+    keras = tf.keras
+    keras.utils.set_random_seed(32)
+    inp = keras.Input((8, 8, 2), batch_size=2)
+    h = keras.layers.Conv2D(4, 3, padding="same", activation="relu")(inp)
+    h = keras.layers.MaxPool2D()(h)
+    h = keras.layers.BatchNormalization()(h)
+    model = keras.Model(inp, keras.layers.Dense(3)(keras.layers.Flatten()(h)))
+    opt = keras.optimizers.SGD(learning_rate=0.05, momentum=0.9)
+    _train_step(tf, out_dir, "train_sgd_cnn", model, (2, 8, 8, 2), (2, 3), 32,
+                lambda grads: opt.apply_gradients(zip(grads, model.trainable_weights)), opt, lr=0.05, log=log)
+
+
+def kx_train_adam_lstm(tf, out_dir, log):
+    keras = tf.keras
+    keras.utils.set_random_seed(33)
+    inp = keras.Input((5, 3), batch_size=2)
+    model = keras.Model(inp, keras.layers.Dense(2)(keras.layers.LSTM(4)(inp)))
+    opt = keras.optimizers.Adam(learning_rate=0.01)
+    _train_step(tf, out_dir, "train_adam_lstm", model, (2, 5, 3), (2, 2), 33,
+                lambda grads: opt.apply_gradients(zip(grads, model.trainable_weights)), opt, lr=0.01, log=log)
+
+
+KERAS_MODELS = {
+    "lstm": kx_lstm, "gru": kx_gru, "bidirectional_lstm": kx_bidirectional_lstm, "simple_rnn": kx_simple_rnn,
+    "conv_lstm2d": kx_conv_lstm2d, "transformer_encoder": kx_transformer_encoder,
+    **{key: _application(key) for key in APPLICATIONS},
+    "train_manual_mlp": kx_train_manual_mlp, "train_sgd_cnn": kx_train_sgd_cnn, "train_adam_lstm": kx_train_adam_lstm,
+}
+
+
 FIXTURES = {
     "keras_mlp": fx_keras_mlp,
     "keras_mnist_mlp": fx_keras_mnist_mlp,
@@ -378,7 +661,7 @@ def main(argv=None):
     print("TensorFlow", tf.__version__, "keras", getattr(tf.keras, "__version__", "?"))
     log = []
     failed = []
-    for name, fn in {**FIXTURES, **REFERENCES}.items():
+    for name, fn in {**FIXTURES, **REFERENCES, **KERAS_MODELS}.items():
         if args.only and name not in args.only:
             continue
         try:

@@ -178,7 +178,8 @@ SPECS = [
     S("tf.ConjugateTranspose", [U((2, 3, 2)), i32(1, 2, 0)]),  # (real: the checker's dtypes)
     S("tf.ExpandDims", [x23, i32(1)]), S("tf.Squeeze", [U((2, 1, 3))], {"squeeze_dims": (1,)}),
     S("tf.BroadcastTo", [U((1, 3)), i32(2, 3)]), S("tf.Tile", [x23, i32(2, 1)]),
-    S("tf.Fill", [i32(2, 3), U(())]), S("tf.IdentityN", [x23, x3]),
+    S("tf.Fill", [i32(2, 3), U(())]), S("tf.IdentityN", [x23, x3]), S("tf.AddN", [x23, x23, U((2, 3))]),
+    S("tf.ReverseV2", [U((2, 3, 2)), i32(0, -1)]),
     S("tf.Pack", [x23, x23], {"axis": 1}), S("tf.Unpack", [U((2, 3))], {"num": 2, "axis": 0}),
     S("tf.ConcatV2", [x23, U((2, 2)), s32(1)]), S("tf.ConcatV2", [x23, U((1, 3)), s32(-2)], id="ConcatV2-neg"),
     S("tf.Split", [s32(1), U((2, 4))], {"num_split": 2}), S("tf.SplitV", [U((2, 5)), i32(2, 3), s32(1)],
@@ -226,6 +227,9 @@ CONTROL_FLOW = {name for name, cls in REGISTRY.items() if calls_functions(cls) i
 VARIABLE_READS = {"tf.ReadVariableOp"}
 # Complex-only ops (the checker's dtypes are real): test_tape.py checks tf.Conj in complex matmul gradients.
 COMPLEX_ONLY = {"tf.Conj"}
+# TensorList ops: their values are variants, which the checker cannot perturb; test_tensor_list.py checks
+# their values in graph mode and under XLA, and each gradient rule.
+TENSOR_LISTS = {name for name in REGISTRY if name.startswith("tf.TensorList") or name == "tf.EmptyTensorList"}
 
 
 def build(spec: Spec, dtype, seed: int = 0):
@@ -311,7 +315,7 @@ def test_every_tf_op_has_a_gradient_or_is_not_differentiable():
 
 def test_every_differentiable_op_has_a_spec():
     differentiable = {name for name, cls in _tf_ops().items() if getattr(cls, "grad", None) is not None}
-    covered = {s.op for s in SPECS} | CONTROL_FLOW | VARIABLE_READS | COMPLEX_ONLY
+    covered = {s.op for s in SPECS} | CONTROL_FLOW | VARIABLE_READS | COMPLEX_ONLY | TENSOR_LISTS
     assert not differentiable - covered, f"differentiable ops without a spec: {sorted(differentiable - covered)}"
     assert not {s.op for s in SPECS} - set(REGISTRY), "specs of ops that are not registered"
 

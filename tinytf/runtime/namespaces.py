@@ -44,6 +44,8 @@ MODULE_NAMESPACES = {
     "pooling": ("nn",),
     "softmax": ("nn",),
 }
+# Namespaces that are packages of their own (classes and seed state beside the op functions): tt.<name>.
+PACKAGES = ("random",)
 # Modules of the ops package that hold no public op functions.
 NOT_OP_MODULES = {"base", "type_lists", "resource", "functional", "tf_device", "op_functions", "activation_grads",
                   "operands", "strided_slice_plan"}
@@ -111,6 +113,8 @@ def build_namespaces() -> dict[str, dict]:
                 targets.add("top")
             for target in targets:
                 spaces[target].setdefault(name, fn)
+    for name in PACKAGES:
+        spaces["top"][name] = importlib.import_module(f"tinytf.{name}")
     return spaces
 
 

@@ -14,7 +14,7 @@ from xdsl.ir import Operation
 
 from tinytf.errors import InvalidArgumentError, OpError, UnimplementedError
 from tinytf.framework import tf_types
-from tinytf.xla.values import Resource, is_concrete, op_name, where
+from tinytf.xla.values import Resource, is_array, is_concrete, op_name, where
 
 
 class ControlFlowLowering:
@@ -49,7 +49,7 @@ class ControlFlowLowering:
         return self.switch(op, index, branches, values[1:])
 
     def cast_results(self, op: Operation, outs: list) -> list:
-        return [self.cast(v, tf_types.dtype_of(r.type).np) if not isinstance(v, Resource) and
+        return [self.cast(v, tf_types.dtype_of(r.type).np) if is_array(v) and
                 v.dtype != tf_types.dtype_of(r.type).np else v for v, r in zip(outs, op.results)]
 
     def switch(self, op: Operation, index, branches: list, operands: list) -> list:
@@ -65,7 +65,7 @@ class ControlFlowLowering:
                 outs = self.cast_results(op, self.call(name, args))
                 for k, r in enumerate(fresh):
                     written[k] = written[k] or r.modified
-                return [self.jnp.asarray(o) for o in outs], [r.value for r in fresh]
+                return [jax.tree_util.tree_map(self.jnp.asarray, o) for o in outs], [r.value for r in fresh]
             return branch
 
         try:
@@ -98,9 +98,18 @@ class ControlFlowLowering:
         carried = [i for i, v in enumerate(values) if not isinstance(v, Resource)]
         if any(r.value is None for r in resources):
             raise InvalidArgumentError(f"{where(op)}{name}: an uninitialized resource cannot be carried", name)
-        kinds = [(jnp.asarray(values[i]).dtype, tuple(np.shape(values[i]))) for i in carried]
+        # A carried value may be a pytree of arrays (a TensorList's buffer and size): its leaves are carried.
+        leaves, tree = jax.tree_util.tree_flatten([values[i] for i in carried])
+        kinds = [(jnp.asarray(v).dtype, tuple(np.shape(v))) for v in leaves]
         res_kinds = [(r.value.dtype, tuple(r.value.shape)) for r in resources]
         written = [False] * len(resources)
+
+        def flat(vals):
+            found, structure = jax.tree_util.tree_flatten(vals)
+            if structure != tree:
+                raise InvalidArgumentError(f"{where(op)}{name}: a loop variable changes its structure from {tree} to "
+                                           f"{structure}; XLA loops need fixed shapes", name)
+            return found
 
         def fix(vals, wanted, what):
             out = []
@@ -115,7 +124,7 @@ class ControlFlowLowering:
 
         def cond_fn(state):
             vals, res_values = state
-            args, fresh = self.rebind(values, carried, vals, resources, res_values)
+            args, fresh = self.rebind(values, carried, tree.unflatten(vals), resources, res_values)
             result = self.call(cond, args)[0]
             if any(r.modified for r in fresh):  # an XLA loop's condition cannot carry state out
                 raise UnimplementedError(f"{where(op)}{name}: the condition @{cond} assigns a variable, which an "
@@ -125,17 +134,17 @@ class ControlFlowLowering:
 
         def body_fn(state):
             vals, res_values = state
-            args, fresh = self.rebind(values, carried, vals, resources, res_values)
+            args, fresh = self.rebind(values, carried, tree.unflatten(vals), resources, res_values)
             outs = self.call(body, args)
             if len(outs) != len(values):
                 raise InvalidArgumentError(f"{where(op)}{name}: body @{body} returned {len(outs)} values for "
                                            f"{len(values)} loop variables", name)
             for k, r in enumerate(fresh):
                 written[k] = written[k] or r.modified
-            return (fix([outs[i] for i in carried], kinds, "a loop variable"),
+            return (fix(flat([outs[i] for i in carried]), kinds, "a loop variable"),
                     fix([r.value for r in fresh], res_kinds, "a resource"))
 
-        init = (fix([values[i] for i in carried], kinds, "a loop variable"), [r.value for r in resources])
+        init = (fix(leaves, kinds, "a loop variable"), [r.value for r in resources])
         try:
             final, res_values = jax.lax.while_loop(cond_fn, body_fn, init)
         except OpError:
@@ -146,7 +155,7 @@ class ControlFlowLowering:
         for r, v, w in zip(resources, res_values, written):
             r.value, r.modified = v, r.modified or w
         outs = list(values)
-        for i, v in zip(carried, final):
+        for i, v in zip(carried, tree.unflatten(final)):
             outs[i] = v
         return self.cast_results(op, outs)
 

@@ -84,6 +84,11 @@ def is_concrete(value) -> bool:
     return isinstance(value, np.ndarray | np.generic)
 
 
+def is_array(value) -> bool:
+    """A numpy or JAX array (not a Resource, nor a structured value such as a TensorList's buffer)."""
+    return isinstance(getattr(value, "dtype", None), np.dtype)
+
+
 def functions(module: ModuleOp) -> dict[str, func.FuncOp]:
     return {op.sym_name.data: op for op in module.ops if isinstance(op, func.FuncOp)}
 

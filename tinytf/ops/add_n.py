@@ -1,0 +1,66 @@
+"""AddN: the sum of a list of tensors of one shape (how TensorFlow's gradients add up contributions).
+
+    %s = "tf.AddN"(%a, %b, %c) : (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+"""
+from __future__ import annotations
+
+from typing import ClassVar
+
+from xdsl.irdl import result_def, traits_def, var_operand_def
+from xdsl.traits import Pure
+
+from tinytf.errors import InvalidArgumentError
+from tinytf.framework.attributes import derived
+from tinytf.framework.op import Op, register
+from tinytf.framework.tensor_spec import TensorSpec
+from tinytf.ops.base import check_dtype, fmt_shape, same_dtype
+
+
+@register
+class AddN(Op):
+    """inputs[0] + inputs[1] + ... (no broadcasting: every input has the same shape).
+
+    %s = "tf.AddN"(%a, %b) : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+    """
+
+    name = "tf.AddN"
+    BATCHING: ClassVar[str] = "elementwise"
+    inputs = var_operand_def()
+    sum = result_def()
+    N = derived("int", lambda op: len(op.operands), default=None)
+    traits = traits_def(Pure())
+
+    @classmethod
+    def infer(cls, *inputs, **_):
+        if not inputs:
+            raise InvalidArgumentError(f"{cls.name}: needs at least one input", cls.name)
+        dtype = check_dtype(cls.name, TensorSpec(None, same_dtype(cls.name, *inputs)), "fciu")
+        shape = inputs[0].shape
+        for x in inputs[1:]:
+            if shape is None:
+                shape = x.shape
+            elif x.shape is not None:
+                if len(x.shape) != len(shape) or any(a is not None and b is not None and a != b
+                                                     for a, b in zip(shape, x.shape)):
+                    raise InvalidArgumentError(f"{cls.name}: Inputs must be of same size and shape, got "
+                                               f"{fmt_shape(shape)} and {fmt_shape(x.shape)}", cls.name)
+                shape = tuple(a if a is not None else b for a, b in zip(shape, x.shape))
+        return TensorSpec(shape, dtype)
+
+    @staticmethod
+    def compute(xp, *inputs, **_):
+        total = inputs[0]
+        for x in inputs[1:]:
+            total = total + x
+        return xp.asarray(total)
+
+    @staticmethod
+    def grad(op, dy):  # Given upstream grad U and y = x0 + x1 + ...: each dxi = U
+        return [dy] * len(op.inputs)
+
+
+def add_n(inputs, name=None):
+    """``tt.math.add_n([a, b, c])``: tf.math.add_n."""
+    if not isinstance(inputs, list | tuple) or not inputs:
+        raise InvalidArgumentError("add_n: inputs must be a non-empty list of tensors")
+    return AddN.bind(*inputs)
