@@ -39,6 +39,7 @@ from tinytf.dtypes import (  # noqa: F401
     variant,
 )
 from tinytf.dtypes import bool_ as bool  # noqa: A001, F401  (tt.bool, as tf.bool)
+from tinytf.formats import tensor_proto as _tensor_proto  # noqa: F401  (installs the tensor-proto decoder)
 from tinytf.framework.custom_op import register_op  # noqa: F401
 from tinytf.framework.kernel import check_allocation, set_allocation_limit  # noqa: F401
 from tinytf.framework.name_scope import name_scope  # noqa: F401

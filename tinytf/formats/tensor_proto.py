@@ -25,6 +25,7 @@ import numpy as np
 
 import tinytf.dtypes as dtypes
 from tinytf.errors import InvalidArgumentError, UnimplementedError
+from tinytf.framework import attributes
 from tinytf.framework.kernel import check_allocation
 
 _REF_OFFSET = 100  # DT_FLOAT_REF = DT_FLOAT + 100
@@ -174,3 +175,21 @@ def from_numpy(value, dtype=None):
     proto.tensor_shape.CopyFrom(shape_to_proto(array.shape))
     proto.tensor_content = np.ascontiguousarray(array).astype(dtype.np.newbyteorder("<"), copy=False).tobytes()
     return proto
+
+
+def from_mlir_bytes(raw: bytes, op_name: str) -> np.ndarray:
+    """The array of a ``#tf_type<tensor_proto ...>``'s bytes: ``tftensor$`` and a TensorProto in text
+    form (TensorFlow's mangling), or a binary TensorProto."""
+    from google.protobuf import text_format
+
+    from tinytf.formats import protos
+
+    proto = protos.tensor_pb2.TensorProto()
+    if raw.startswith(b"tftensor$"):
+        text_format.Parse(raw[len(b"tftensor$"):].decode("utf-8"), proto)
+    else:
+        proto.ParseFromString(raw)
+    return to_numpy(proto, op_name)
+
+
+attributes.tensor_proto_decoder = from_mlir_bytes

@@ -263,25 +263,19 @@ def dense_to_numpy(value: Attribute, op_name: str = "dense constant") -> np.ndar
     return np.frombuffer(raw, dtype.np).reshape(shape)
 
 
+# TensorProto -> numpy, installed by tinytf.formats.tensor_proto (TensorFlow's formats sit above the
+# framework in the layer order; ``import tinytf`` installs it).
+tensor_proto_decoder = None
+
+
 def tensor_proto_to_numpy(value: tf_types.TensorProtoAttr, op_name: str = "dense constant"):
     """The array a ``#tf_type<tensor_proto : "0x...">`` holds: its bytes are ``tftensor$`` and a
     TensorProto in text form (TensorFlow's mangling), or a binary TensorProto. In ``verifying()`` it
     is taken as it is, as TensorFlow's verifiers take it (an opaque constant of its type)."""
     if _VERIFYING.get():
         return value
-    from google.protobuf import text_format
-    from tensorboard.compat.proto.tensor_pb2 import TensorProto
-
-    from tinytf.formats import tensor_proto  # (TensorProto <-> numpy lives with TensorFlow's formats)
-
     try:
-        raw = bytes.fromhex(value.hex.data[2:])
-        proto = TensorProto()
-        if raw.startswith(b"tftensor$"):
-            text_format.Parse(raw[len(b"tftensor$"):].decode("utf-8"), proto)
-        else:
-            proto.ParseFromString(raw)
-        array = tensor_proto.to_numpy(proto, op_name)
+        array = tensor_proto_decoder(bytes.fromhex(value.hex.data[2:]), op_name)
     except Exception as err:  # a malformed proto is bad input, reported as such
         raise InvalidArgumentError(f"{op_name}: cannot decode #tf_type<tensor_proto ...>: {err}") from None
     if tuple(array.shape) != tuple(value.type.get_shape()):
