@@ -1,4 +1,4 @@
-"""TensorList ops (tinytf/ops/tensor_list.py, tensor_list_bulk.py): TensorFlow's semantics in graph mode,
+"""TensorList ops (tinytf/ops/tensor_list*.py): TensorFlow's semantics in graph mode,
 the same values under XLA (a list is one buffer there), TensorFlow's errors, and TensorFlow's gradient
 rules. The values pinned here are what TensorFlow 2.21 gives for the same calls."""
 from __future__ import annotations
@@ -12,8 +12,7 @@ import tinytf as tt
 from tinytf import mlir
 from tinytf.errors import InvalidArgumentError, UnimplementedError
 from tinytf.framework.op import REGISTRY, NotDifferentiable, has_trait
-from tinytf.ops import tensor_list as tl
-from tinytf.ops import tensor_list_bulk as tlb
+from tinytf.ops.op_functions import ops as tl  # the list ops' classes and functions, whichever module holds them
 from tinytf.ops.tensor_list_values import ListSpec, TensorList
 
 X = np.arange(12, dtype=np.float32).reshape(4, 3)
@@ -118,9 +117,9 @@ def test_set_item_resizes_when_asked():
 
 def test_split_and_concat_with_different_lengths():
     def f(x):
-        lst = tlb.tensor_list_split(x, [-1, 3], [1, 3, 0])
+        lst = tl.tensor_list_split(x, [-1, 3], [1, 3, 0])
         first = tl.tensor_list_get_item(lst, 1, tt.float32, element_shape=[-1, 3])
-        return first, tlb.tensor_list_concat(lst, tt.float32, element_shape=[-1, 3])
+        return first, tl.tensor_list_concat(lst, tt.float32, element_shape=[-1, 3])
 
     first, joined = graph(f, X)
     np.testing.assert_array_equal(first, X[1:])
@@ -131,7 +130,7 @@ def test_concat_v2_lengths_and_leading_dims_of_unset_elements():
     def f(x):
         lst = tl.tensor_list_reserve([None, 3], 3, tt.float32)
         lst = tl.tensor_list_set_item(lst, 1, x[:2])
-        return list(tlb.TensorListConcatV2.bind(lst, np.asarray([-1, 3], np.int32), np.asarray([1, 9, 2], np.int64),
+        return list(tl.TensorListConcatV2.bind(lst, np.asarray([-1, 3], np.int32), np.asarray([1, 9, 2], np.int64),
                                                element_dtype=tt.float32))
 
     tensor, lengths = graph(f, X)
@@ -141,8 +140,8 @@ def test_concat_v2_lengths_and_leading_dims_of_unset_elements():
 
 def test_equal_splits_and_concat_under_xla():
     def f(x):
-        lst = tlb.tensor_list_split(x, [2, 3], [2, 2])
-        return tlb.tensor_list_concat(lst, tt.float32, element_shape=[2, 3]), tl.tensor_list_get_item(
+        lst = tl.tensor_list_split(x, [2, 3], [2, 2])
+        return tl.tensor_list_concat(lst, tt.float32, element_shape=[2, 3]), tl.tensor_list_get_item(
             lst, 1, tt.float32, element_shape=[2, 3])
 
     joined, second = run(f, X)
@@ -152,9 +151,9 @@ def test_equal_splits_and_concat_under_xla():
 
 def test_gather_and_scatter():
     def f(x):
-        lst = tlb.tensor_list_scatter(x[:2], [3, 1], element_shape=[3])
-        grown = tlb.tensor_list_scatter(x[2:], [0, 5], input_handle=lst)
-        return (tl.tensor_list_stack(lst, tt.float32), tlb.tensor_list_gather(lst, [3, 0], tt.float32),
+        lst = tl.tensor_list_scatter(x[:2], [3, 1], element_shape=[3])
+        grown = tl.tensor_list_scatter(x[2:], [0, 5], input_handle=lst)
+        return (tl.tensor_list_stack(lst, tt.float32), tl.tensor_list_gather(lst, [3, 0], tt.float32),
                 tl.tensor_list_length(grown), tl.tensor_list_stack(grown, tt.float32))
 
     made, gathered, n, grown = run(f, X)
@@ -166,7 +165,7 @@ def test_gather_and_scatter():
 
 def test_scatter_v2_with_num_elements():
     def f(x):
-        lst = tlb.TensorListScatterV2.bind(x[:1], np.asarray([1], np.int32), np.asarray([3], np.int32),
+        lst = tl.TensorListScatterV2.bind(x[:1], np.asarray([1], np.int32), np.asarray([3], np.int32),
                                            np.asarray(3, np.int32))
         return tl.tensor_list_stack(lst, tt.float32)
 
@@ -263,7 +262,7 @@ def test_element_dtype_mismatch():
 
 
 def test_split_lengths_must_use_the_whole_tensor():
-    _raises(lambda x: tl.tensor_list_length(tlb.tensor_list_split(x, [-1, 3], [1, 2])), "Unused values in tensor", X)
+    _raises(lambda x: tl.tensor_list_length(tl.tensor_list_split(x, [-1, 3], [1, 2])), "Unused values in tensor", X)
 
 
 def test_under_xla_a_list_needs_its_size_at_compile_time():
@@ -272,9 +271,22 @@ def test_under_xla_a_list_needs_its_size_at_compile_time():
             tt.constant(X))
 
 
-def test_eager_lists_say_to_use_a_function():
-    with pytest.raises(UnimplementedError, match="tt.function"):
-        tl.tensor_list_stack(tl.tensor_list_reserve([3], 2, tt.float32), tt.float32)
+def test_lists_run_eagerly_as_in_a_function():
+    x = np.arange(6, dtype=np.float32).reshape(3, 2)
+
+    def f(x):
+        items = tl.tensor_list_from_tensor(x, [2])
+        items = tl.tensor_list_set_item(items, 1, tt.constant([9.0, 9.0]))
+        return tl.tensor_list_stack(items, tt.float32), tl.tensor_list_length(items)
+
+    eager = f(tt.constant(x))
+    graph = tt.function(f)(tt.constant(x))
+    want = np.array([[0, 1], [9, 9], [4, 5]], np.float32)
+    for stacked, length in (eager, graph):
+        np.testing.assert_array_equal(stacked.numpy(), want)
+        assert int(length.numpy()) == 3
+    reserved = tl.tensor_list_reserve([3], 2, tt.float32)
+    assert reserved.dtype is tt.variant and tuple(reserved.shape) == ()
 
 
 # --- TensorFlow's gradient rules -------------------------------------------------------------------
@@ -337,13 +349,13 @@ def test_gather_scatter_and_split_concat_gradients():
     def f(x):
         lst = tl.tensor_list_from_tensor(x, [3])
         indices = tt.constant(np.asarray([3, 0], np.int32))
-        picked = tlb.TensorListGather.bind(lst, indices, np.asarray([3], np.int32), element_dtype=tt.float32)
-        dlst = tlb.TensorListGather.grad(_op([lst, indices, None], [picked]), tt.constant(u))[0]
+        picked = tl.TensorListGather.bind(lst, indices, np.asarray([3], np.int32), element_dtype=tt.float32)
+        dlst = tl.TensorListGather.grad(_op([lst, indices, None], [picked]), tt.constant(u))[0]
         dx = tl.tensor_list_stack(dlst, tt.float32)
-        pieces = tlb.tensor_list_split(x, [-1, 3], [1, 3])
-        joined, lengths = tlb.TensorListConcatV2.bind(pieces, np.asarray([-1, 3], np.int32), np.zeros(0, np.int64),
+        pieces = tl.tensor_list_split(x, [-1, 3], [1, 3])
+        joined, lengths = tl.TensorListConcatV2.bind(pieces, np.asarray([-1, 3], np.int32), np.zeros(0, np.int64),
                                                       element_dtype=tt.float32)
-        dpieces = tlb.TensorListConcatV2.grad(_op([pieces, None, None], [joined, lengths]), joined * 2.0, None)[0]
+        dpieces = tl.TensorListConcatV2.grad(_op([pieces, None, None], [joined, lengths]), joined * 2.0, None)[0]
         return dx, tl.tensor_list_get_item(dpieces, 1, tt.float32, element_shape=[-1, 3])
 
     dx, piece = graph(f, X)

@@ -7,9 +7,7 @@ A TensorList is a scalar ``!tf_type.variant`` tensor. Eagerly and in graph mode 
 element shape (a partial shape: a tuple with None dims, or None for an unknown rank) and dtype. Ops
 never write into a list: SetItem returns a new TensorList that shares the other elements.
 
-Under XLA a list is a ``ListBuffer``, as TensorFlow's XLA bridge builds it: one stacked array of
-``capacity`` elements and the number of elements in use, so that a loop can carry it with fixed
-shapes (it is a JAX pytree: the engines carry its arrays). A traced list's spec is a ``ListSpec``,
+Under XLA a list is a ``ListBuffer`` (tensor_list_buffer.py). A traced list's spec is a ``ListSpec``,
 whose type names the element type: ``tensor<!tf_type.variant<tensor<2x4xf32>>>``.
 """
 from __future__ import annotations
@@ -17,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 import tinytf.dtypes as dtypes
-from tinytf.errors import InvalidArgumentError, UnimplementedError
+from tinytf.errors import InvalidArgumentError
 from tinytf.framework import tf_types
 from tinytf.framework.tensor_spec import TensorSpec
 from tinytf.ops.base import fmt_shape
@@ -48,45 +46,6 @@ class TensorList:
     def __repr__(self) -> str:
         dtype = self.element_dtype.name if self.element_dtype else "?"
         return f"TensorList({len(self.items)} x {fmt_shape(self.element_shape)} {dtype})"
-
-
-class ListBuffer:
-    """A TensorList under XLA: ``buffer`` (capacity, *element shape) holds the elements (None until the
-    element shape is known: an uninitialized list), ``size`` how many are in use (an int32 scalar)."""
-
-    __slots__ = ("buffer", "size", "capacity", "element_shape", "element_dtype")
-    shape = ()
-    dtype = dtypes.variant
-    _registered = False
-
-    def __init__(self, buffer, size, capacity: int, element_shape, element_dtype):
-        if not ListBuffer._registered:  # a JAX pytree, registered when XLA first builds one
-            import jax
-
-            jax.tree_util.register_pytree_node(ListBuffer, ListBuffer._flatten, ListBuffer._unflatten)
-            ListBuffer._registered = True
-        # (JAX may unflatten with placeholders for the arrays: nothing here may look at them)
-        self.buffer, self.size, self.capacity = buffer, size, capacity
-        self.element_shape, self.element_dtype = element_shape, element_dtype
-
-    def _flatten(self):
-        return (self.buffer, self.size), (self.capacity, self.element_shape, self.element_dtype)
-
-    @staticmethod
-    def _unflatten(aux, children):
-        capacity, element_shape, element_dtype = aux
-        return ListBuffer(children[0], children[1], capacity, element_shape, element_dtype)
-
-    def replace(self, buffer=None, size=None) -> ListBuffer:
-        """This list with a new buffer (its element shape and capacity taken from it) or size."""
-        if buffer is None:
-            return ListBuffer(self.buffer, self.size if size is None else size, self.capacity, self.element_shape,
-                              self.element_dtype)
-        return ListBuffer(buffer, self.size if size is None else size, int(buffer.shape[0]),
-                          tuple(int(d) for d in buffer.shape[1:]), self.element_dtype)
-
-    def __repr__(self) -> str:
-        return f"ListBuffer({self.capacity} x {fmt_shape(self.element_shape)})"
 
 
 class ListSpec(TensorSpec):
@@ -127,10 +86,6 @@ def element_dtype_of(type_):
 def list_operand(op_name: str, spec: TensorSpec, what: str = "input_handle"):
     """(element shape, element dtype) of a list operand as far as its spec knows: a ListSpec, or a
     run-time list's; (None, None) otherwise. InvalidArgumentError for an operand that is no list."""
-    if isinstance(spec.value, np.ndarray) and spec.value.dtype == object and spec.value.ndim == 0 and \
-            isinstance(spec.value[()], TensorList):  # the eager context wrapped the list as an array
-        raise UnimplementedError(f"{op_name}: TensorLists do not run eagerly yet; run the list ops in a tt.function",
-                                 op_name)
     if spec.dtype is not dtypes.variant:
         raise InvalidArgumentError(f"{op_name}: {what} must be a TensorList (a variant), got a "
                                    f"{spec.dtype.name} tensor", op_name)
@@ -139,7 +94,7 @@ def list_operand(op_name: str, spec: TensorSpec, what: str = "input_handle"):
     if isinstance(spec, ListSpec):
         return spec.element_shape, spec.element_dtype
     value = spec.value
-    if isinstance(value, TensorList | ListBuffer):
+    if hasattr(value, "element_shape") and value.dtype is dtypes.variant:  # a TensorList, or XLA's ListBuffer
         return value.element_shape, value.element_dtype
     return None, None
 

@@ -115,7 +115,9 @@ def wrap_outputs(info, outs, specs):
 def _wrap_one(value):
     if isinstance(value, Variable):
         return value  # a resource handle is the variable itself
-    return wrap(value if isinstance(value, np.ndarray | np.generic) else np.asarray(value))
+    if isinstance(value, np.ndarray | np.generic) or isinstance(getattr(value, "dtype", None), dtypes.DType):
+        return wrap(value)  # an array, or a run-time value of its own kind (a TensorList's variant)
+    return wrap(np.asarray(value))
 
 
 def _is_python(value) -> bool:

@@ -6,6 +6,8 @@ itself when the predicate is known at compile time), ``tf.While`` as ``jax.lax.w
 
 Operands known at compile time stay numpy (closed over by the branches, so shape operands stay
 static); variables passed in are carried as values and written back after the conditional or loop.
+A value that is a JAX pytree of arrays (a TensorList's ``ListBuffer``: its buffer and size) is carried
+as its arrays, which must keep their shapes from one iteration to the next.
 """
 from __future__ import annotations
 
