@@ -10,7 +10,7 @@ import pytest
 
 import tinytf as tt
 from tinytf import mlir
-from tinytf.errors import InvalidArgumentError, UnimplementedError
+from tinytf.errors import InvalidArgumentError
 from tinytf.framework.op import REGISTRY, NotDifferentiable, has_trait
 from tinytf.ops.op_functions import ops as tl  # the list ops' classes and functions, whichever module holds them
 from tinytf.ops.tensor_list_values import ListSpec, TensorList
