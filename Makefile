@@ -45,6 +45,7 @@ bench: $(BENCH_STAMP)
 # Two-way checks with real TensorFlow (in the bench environment): TF reads tinytf's checkpoints, tinytf reads TF's.
 interop: $(BENCH_STAMP)
 	TF_CPP_MIN_LOG_LEVEL=2 $(BENCH_VENV)/bin/python tests/conformance/interop_checkpoints.py
+	TF_CPP_MIN_LOG_LEVEL=2 $(BENCH_VENV)/bin/python tests/conformance/interop_saved_model.py
 
 clean:
 	rm -rf $(VENV) tests/filecheck/Output .pytest_cache

@@ -108,6 +108,12 @@ def fsync_files(prefix: str) -> None:
         os.close(fd)
 
 
+def read_all(train, prefix: str) -> list:
+    """Every variable of the checkpoint through ``train.load_checkpoint`` (tt.train or tf.train)."""
+    reader = train.load_checkpoint(prefix)
+    return [reader.get_tensor(name) for name in reader.get_variable_to_shape_map() if "VARIABLE_VALUE" in name]
+
+
 def timed(fn) -> float:
     start = time.perf_counter()
     fn()
@@ -168,6 +174,10 @@ def main(argv=None) -> list:
             if tf is not None:
                 readers.append(("tensorflow restore", "tensorflow",
                                 lambda: tf_ckpt.read(prefixes["tensorflow"]).assert_consumed()))
+                # issue 15: tt.train.load_checkpoint reading every tensor of the checkpoint TensorFlow wrote
+                readers += [("tinytf load_checkpoint", "tensorflow", lambda: read_all(tt.train, prefixes["tensorflow"])),
+                            ("tensorflow load_checkpoint", "tensorflow",
+                             lambda: read_all(tf.train, prefixes["tensorflow"]))]
             for label, key, read in readers:
                 drop_cache(files(prefixes[key]))
                 read()
@@ -214,6 +224,11 @@ def main(argv=None) -> list:
             others={PLAIN_READ: best[PLAIN_READ]}, reference=PLAIN_READ, target=">= 70% of the plain read's MB/s",
             target_ratio=1 / 0.7, note=f"plain read {rate(PLAIN_READ)}"),
     ]
+    if tf is not None:
+        rows.append(Row("checkpoint_io", f"read {case} TensorFlow wrote, load_checkpoint + get_tensor of each", "s",
+                        best["tinytf load_checkpoint"], peers={"tensorflow": best["tensorflow load_checkpoint"]},
+                        reference="tensorflow", target=">= TensorFlow's MB/s", target_ratio=1.0,
+                        note=f"tinytf {rate('tinytf load_checkpoint')}, TensorFlow {rate('tensorflow load_checkpoint')}"))
     for row in rows:
         verdict = {True: "met", False: "NOT met", None: "n/a"}[row.verdict]
         ratio = f"{row.ratio:.2f}x" if row.ratio is not None else "—"

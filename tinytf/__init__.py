@@ -76,9 +76,22 @@ _LAZY = {
     "summary": ("tinytf.summary", None),
     "Module": ("tinytf.module", "Module"),
     "saved_model": ("tinytf.saved_model", None),
+    "distribute": ("tinytf.distribute", None),
+    "experimental": ("tinytf.experimental", None),
     "GradientTape": ("tinytf.autodiff", "GradientTape"),
     "custom_gradient": ("tinytf.autodiff", "custom_gradient"),
 }
+
+
+def _nn_getattr(name: str):  # tt.nn's functions that live above the op library (strategies' loss scaling)
+    if name in ("compute_average_loss", "scale_regularization_loss"):
+        value = getattr(_importlib.import_module("tinytf.distribute.losses"), name)
+        setattr(nn, name, value)
+        return value
+    raise AttributeError(f"module 'tinytf.nn' has no attribute '{name}'")
+
+
+nn.__getattr__ = _nn_getattr
 
 
 def __getattr__(name: str):

@@ -33,6 +33,7 @@ import tinytf.dtypes as dtypes
 from tinytf.autodiff.structures import flatten, pack_as
 from tinytf.errors import InvalidArgumentError, UnimplementedError
 from tinytf.framework import context
+from tinytf.framework.name_scope import name_scope
 from tinytf.framework.tensor_spec import TensorSpec
 from tinytf.framework.variables import Variable
 from tinytf.runtime import executor
@@ -274,7 +275,7 @@ class Function:
         symbolic = iter(ctx.inputs)
         traced_leaves = [next(symbolic) if isinstance(x, TensorSpec) or _is_tensor_like(x) else x for x in leaves]
         traced_args = pack_as(list(args), traced_leaves)
-        with context.pushed(ctx):
+        with context.pushed(ctx), name_scope(""):  # a trace starts at the top scope, as TensorFlow's FuncGraph does
             result = self.python_function(*traced_args)
             outputs = [o for o in flatten(result) if o is not None]
             fn = ctx.finish(outputs)

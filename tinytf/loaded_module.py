@@ -6,6 +6,10 @@
 
 The entry function is the only public ``func.func``, else ``@main``, else the one carrying
 ``tf.entry_function``. Pass a ``tt.Variable`` for a resource argument to see its updates.
+
+A function in TensorFlow's executor form (``tf_executor.graph`` of islands, as the GraphDef
+importer writes it) runs as its functional form (tf-executor-to-functional-conversion): the graph's
+order is a topological order of its data and control edges, so the side effects keep their order.
 """
 from __future__ import annotations
 
@@ -14,7 +18,8 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 
 import tinytf.mlir as mlir
-from tinytf.errors import InvalidArgumentError
+from tinytf.errors import InvalidArgumentError, UnimplementedError
+from tinytf.passes.executor_to_functional import functional_form
 from tinytf.runtime.executor import Program, check_argument
 from tinytf.runtime.module import find_entry
 
@@ -25,7 +30,12 @@ class LoadedModule:
     def __init__(self, module: ModuleOp, name: str = "<string>"):
         self.module = module
         self.name = name
-        self._program = Program(module)
+        self._unrunnable = None  # TF1 control flow: an error for run(), not for loading
+        try:
+            self._runnable = functional_form(module)  # (the module itself unless it has tf_executor graphs)
+        except UnimplementedError as err:
+            self._runnable, self._unrunnable = module, err
+        self._program = Program(self._runnable)
 
     @property
     def functions(self) -> list[str]:
@@ -37,6 +47,8 @@ class LoadedModule:
     def run(self, *arrays, entry: str | None = None, backend: str = "graph") -> list[np.ndarray]:
         """Run the entry function on ``arrays`` (arg0, arg1, ...); a list of numpy outputs."""
         fn = self.entry(entry)
+        if self._unrunnable is not None:
+            raise self._unrunnable
         fn_name = fn.sym_name.data
         arg_types = list(fn.function_type.inputs.data)
         if len(arrays) != len(arg_types):
@@ -47,7 +59,7 @@ class LoadedModule:
         elif backend == "xla":
             import tinytf.xla as xla  # JAX loads on first use
 
-            outs = xla.run_module(self.module, fn_name, args)
+            outs = xla.run_module(self._runnable, fn_name, args)
         else:
             raise InvalidArgumentError(f"unknown backend '{backend}' (graph or xla)")
         return [np.asarray(o) for o in outs]

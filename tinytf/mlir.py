@@ -48,7 +48,7 @@ from xdsl.utils.mlir_lexer import MLIRLexer, MLIRTokenKind
 
 import tinytf.ops  # noqa: F401  (registers every op)
 from tinytf.errors import InvalidArgumentError, NotFoundError, OpError, ParseError
-from tinytf.framework import apfloat, attributes, string_elements
+from tinytf.framework import apfloat, attributes, string_elements, value_names
 from tinytf.framework.op import REGISTRY, SOURCE_SPAN, location  # noqa: F401  (mlir.location)
 from tinytf.framework.tf_types import TensorProtoAttr, TFType
 from tinytf.ops.tf_device import TFDevice
@@ -376,8 +376,6 @@ def _verify_op(op: Operation, check=None) -> None:
 
 # --- printing ----------------------------------------------------------------------------------
 
-_NAME_SUFFIX = re.compile(r"_\d+$")
-
 # MLIR elides the dialect of these ops in custom form, as TensorFlow's exports show.
 _SHORT_NAMES = {"builtin.module": "module", "func.return": "return"}
 
@@ -386,78 +384,47 @@ class TFPrinter(Printer):
     """xDSL's printer, printing as MLIR (and so TensorFlow) does: ``[1, 1]`` for i64 arrays, not
     ``[1 : i64, 1 : i64]``; floats as LLVM's APFloat writes them (``8.000000e+00``, ``0.00704810954``)
     and ``0x7FC00000`` for NaN; ``module`` and ``return``, not ``builtin.module`` and ``func.return``;
-    attribute dictionaries sorted by name; an op's results as one group, ``%0:2 = ...`` used as ``%0#1``
-    (results named alike: ``%r:2``); a name taken twice gets MLIR's suffix (``%cst``, ``%cst_0``, ``%cst_1``)."""
+    attribute dictionaries sorted by name; values and blocks named as MLIR names them, not as the text
+    did (``%arg0``, ``%0``, ``%cst``, ``%outputs:2, %control``, ``%0#1``, ``^bb1``: see ``tinytf.framework.value_names``)."""
 
     _renamed: tuple[str, str] | None = None  # (xDSL name, MLIR name) of the op being started
+    _names: value_names.Names | None = None  # MLIR's names for everything under the op printed
 
-    @property
-    def _conflict_ids(self) -> list[int]:
-        """MLIR's nextConflictID, one per naming scope."""
-        ids = self.__dict__.get("_tt_conflict_ids")
-        if ids is None:
-            ids = self.__dict__["_tt_conflict_ids"] = [0]
-        return ids
-
-    def enter_scope(self) -> None:
-        super().enter_scope()
-        self._conflict_ids.append(0)  # (MLIR restarts its counters in an isolated-from-above op)
-
-    def exit_scope(self) -> None:
-        super().exit_scope()
-        self._conflict_ids.pop()
-
-    def _unique_name(self, hint: str) -> str:
-        """``hint``, or ``hint_N`` when taken. A hint ending in ``_N`` drops it first: xDSL's parser drops
-        one such suffix, so the printed name must read back as the same hint (a fixed point)."""
-        while (stem := _NAME_SUFFIX.sub("", hint)) != hint:
-            hint = stem
-        if not hint:
-            return self._get_new_valid_name_id()
-        used = self.ssa_names
-        name = hint
-        while name in used:
-            name = f"{hint}_{self._conflict_ids[-1]}"
-            self._conflict_ids[-1] += 1
-        used[name] = 1
-        return name
+    def _name(self, op: Operation) -> value_names.Names:
+        if self._names is None:
+            top = op
+            while top.parent_op() is not None:  # (an op printed alone is named as in its whole module)
+                top = top.parent_op()
+            self._names = value_names.Names(top, generic=self.print_generic_format)
+        return self._names
 
     def print_ssa_value(self, value) -> str:
-        name = self._ssa_values.get(value)
-        if name is None:
-            name = self._unique_name(value.name_hint) if value.name_hint else self._get_new_valid_name_id()
-            self._ssa_values[value] = name
+        name = self._names.values.get(value) if self._names is not None else None
+        if name is None:  # a value from outside what is printed
+            return super().print_ssa_value(value)
         self.print_string(f"%{name}")
         return name
 
     def _print_results(self, op) -> None:
-        """Results that share a name hint (or have none) print as one group ``%name:count``."""
-        results = list(op.results)
-        if not results:
+        if not op.results:
             return
-        groups: list[list] = []
-        for result in results:
-            if groups and groups[-1][0].name_hint == result.name_hint:
-                groups[-1].append(result)
-            else:
-                groups.append([result])
-        for i, group in enumerate(groups):
-            if i:
-                self.print_string(", ")
-            if len(group) == 1:
-                self.print_ssa_value(group[0])
-                continue
-            hint = group[0].name_hint
-            base = self._unique_name(hint) if hint else self._get_new_valid_name_id()
-            for index, result in enumerate(group):
-                self._ssa_values[result] = f"{base}#{index}"
-            self.print_string(f"%{base}:{len(group)}")
+        text = self._name(op).results.get(op)
+        if text is None:
+            return super()._print_results(op)
+        self.print_string(text)
         self.print_string(" = ")
+
+    def _populate_block_name(self, block, block_index: int | None = None) -> None:
+        name = self._names.blocks.get(block) if self._names is not None else None
+        if name is None:
+            return super()._populate_block_name(block, block_index)
+        self._blocks[block] = name
 
     def print_attr_dict(self, attr_dict) -> None:
         super().print_attr_dict(dict(sorted(attr_dict.items())))  # MLIR's DictionaryAttr is sorted
 
     def print_op(self, op) -> None:
+        self._name(op)
         short = None if self.print_generic_format else _SHORT_NAMES.get(op.name)
         self._renamed = (op.name, short) if short and not op.results else None
         super().print_op(op)

@@ -27,6 +27,10 @@ attributes as TensorFlow's ``Module._flatten`` does: attribute names sorted, eac
 submodules' (breadth first), each object once. For checkpoints a module's children are its
 trackable attributes in assignment order (``_trackable_children``), as TensorFlow's auto-tracking
 records them. ``with_name_scope`` runs a method inside the module's name scope.
+
+Variables take TensorFlow's names from the scope they are made in: ``w`` made inside ``with
+self.name_scope:`` of a ``dense`` built in an ``mlp``'s scope is ``"mlp/dense/w:0"``; made outside
+any scope it is ``"w:0"`` (as in the ``Dense`` above). A ``tt.function`` trace starts at the top scope.
 """
 from __future__ import annotations
 

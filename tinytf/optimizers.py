@@ -25,6 +25,7 @@ import numpy as np
 
 import tinytf.dtypes as dtypes
 from tinytf.errors import InvalidArgumentError, UnimplementedError
+from tinytf.framework.name_scope import name_scope
 from tinytf.framework.variables import Variable
 from tinytf.ops import training
 
@@ -46,7 +47,10 @@ class Optimizer:
         key = (id(var), slot_name)
         found = self._slots.get(key)
         if found is None:  # created once, eagerly (also while tracing: a Python object, captured on use)
-            slot = Variable(np.full(var.shape, initial, var.dtype.np), trainable=False, name=f"{var.name}/{slot_name}")
+            # named after the variable, whatever the scope the step runs in (TensorFlow 1's "dense/w/Adam:0")
+            with name_scope(""):
+                slot = Variable(np.full(var.shape, initial, var.dtype.np), trainable=False,
+                                name=f"{var.shared_name}/{slot_name}")
             found = self._slots[key] = (var, slot)
         return found[1]
 
@@ -79,8 +83,12 @@ class Optimizer:
         lr = self.learning_rate
         return lr() if callable(lr) else lr
 
-    def apply_gradients(self, grads_and_vars):
-        """One step for each (gradient, variable) pair; pairs whose gradient is None are skipped."""
+    def apply_gradients(self, grads_and_vars, experimental_aggregate_gradients: bool = True):
+        """One step for each (gradient, variable) pair; pairs whose gradient is None are skipped.
+
+        In a replica of a ``tt.distribute`` strategy (inside ``strategy.run``) the gradients are first
+        summed across the replicas, as TensorFlow's optimizers do (``experimental_aggregate_gradients
+        =False``: the caller has summed them), and the step applies once to the mirrored variables."""
         pairs = []
         for grad, var in grads_and_vars:
             if grad is None:
@@ -92,6 +100,15 @@ class Optimizer:
             pairs.append((grad, var))
         if not pairs:
             raise InvalidArgumentError(f"{self.name}.apply_gradients: no gradients provided for any variable")
+        from tinytf.distribute.context import current_replica
+
+        replica = current_replica()
+        if replica is not None:  # the cross-replica sum: an all-reduce of the replicas' gradients
+            return replica.apply_gradients(self, pairs, experimental_aggregate_gradients)
+        return self._apply_pairs(pairs)
+
+    def _apply_pairs(self, pairs):
+        """The step on checked (gradient, variable) pairs."""
         self._prepare(pairs)
         for grad, var in pairs:
             self._apply(grad, var)

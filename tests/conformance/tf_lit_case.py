@@ -182,7 +182,16 @@ def _add_pass(stage: Stage, run: Pipeline, name: str, options: str, offered: set
     if tinytf_name not in offered:
         run.unavailable = run.unavailable or f"pass {name}"
         return
-    stage.passes.append(tinytf_name + ("{" + " ".join(kept) + "}" if kept else ""))
+    stage.passes.append(tinytf_name + ("{" + " ".join(_quoted(o) for o in kept) + "}" if kept else ""))
+
+
+def _quoted(option: str) -> str:
+    """``opt=tf.A,tf.B`` -> ``opt="tf.A,tf.B"``: xDSL's pipeline lexer reads op names and paths only in quotes."""
+    key, eq, value = option.partition("=")
+    plain = re.fullmatch(r"[\w\-.,]*", value) and not re.search(r"[A-Za-z_]\.|\.[A-Za-z_]", value)
+    if not eq or plain or value.startswith('"'):
+        return option
+    return f'{key}="{value}"'
 
 
 def _split_options(options: str) -> list[str]:

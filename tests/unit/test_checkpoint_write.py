@@ -168,6 +168,34 @@ def _trained(steps=1):
     return net, opt
 
 
+def test_full_names_are_tensorflows_variable_names():
+    # TensorFlow 2.21 (tf.Module built in its parent's name scope, tf.train.Checkpoint.write): full_name
+    # is the variable's name without ":0"
+    class Dense(tt.Module):
+        def __init__(self):
+            super().__init__()
+            with self.name_scope:
+                self.w = tt.Variable(np.ones(2, np.float32), name="w")
+            self.b = tt.Variable(np.float32(1.0))
+            self.c = tt.Variable(np.float32(1.0), name="c")
+
+    class MLP(tt.Module):
+        def __init__(self):
+            super().__init__()
+            with self.name_scope:
+                self.d = Dense()
+
+    model = MLP()
+    opt = tt.optimizers.Adam(0.1)
+    opt.apply_gradients([(tt.constant([1.0, 1.0]), model.d.w)])
+    proto = ObjectGraph(tt.train.Checkpoint(model=model, opt=opt)).proto
+    full_names = {a.checkpoint_key: a.full_name for n in proto.nodes for a in n.attributes}
+    assert full_names["model/d/w/.ATTRIBUTES/VARIABLE_VALUE"] == "mlp/dense/w"
+    assert full_names["model/d/b/.ATTRIBUTES/VARIABLE_VALUE"] == "mlp/Variable"
+    assert full_names["model/d/c/.ATTRIBUTES/VARIABLE_VALUE"] == "mlp/c"
+    assert full_names["model/d/w/.OPTIMIZER_SLOT/opt/m/.ATTRIBUTES/VARIABLE_VALUE"] == "mlp/dense/w/m"
+
+
 def test_slot_variables_are_keyed_and_ordered_as_tensorflow():
     net, opt = _trained()
     proto = ObjectGraph(tt.train.Checkpoint(model=net, optimizer=opt)).proto

@@ -182,3 +182,20 @@ def test_a_failing_training_mode_fails_the_step_and_the_others_train(monkeypatch
     assert tour.status[2].startswith("failed: jit_compile=True: UnimplementedError")
     assert set(tour.losses) == {"eager", "tt.function"} and "eager == graph: True" in out
     assert "eager == xla" not in out and hasattr(tour, "train_function")  # step 4 can still use the graph
+
+
+def test_demo_writes_a_tensorboard_log(tmp_path):
+    """The training step's log: each mode's losses as TensorBoard scalars, and the traced step's graph."""
+    from tensorboard.backend.event_processing import event_accumulator as ea
+    from tensorboard.util import tensor_util
+
+    buffer = io.StringIO()
+    assert demo.main(["--quick", "--steps", "3", "--logdir", str(tmp_path)], console=_console(buffer)) == 0
+    assert f"tensorboard --logdir {tmp_path}" in buffer.getvalue()
+    acc = ea.EventAccumulator(str(tmp_path), size_guidance={ea.TENSORS: 0, ea.GRAPH: 1})
+    acc.Reload()
+    assert sorted(acc.Tags()["tensors"]) == ["loss/eager", "loss/jit_compile=True", "loss/tt.function"]
+    losses = [float(tensor_util.make_ndarray(e.tensor_proto)) for e in acc.Tensors("loss/eager")]
+    assert len(losses) == 3 and losses[-1] < losses[0]
+    ops = {node.op for node in acc.Graph().node}
+    assert {"MatMul", "BiasAdd", "AssignSubVariableOp"} <= ops

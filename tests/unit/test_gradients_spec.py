@@ -73,6 +73,30 @@ class Probs(U):
         return np.asarray(p / p.sum(axis=-1, keepdims=True), dtype)
 
 
+class Dominant(U):
+    """Diagonally dominant square matrices (well conditioned: solves and inverses stay accurate)."""
+
+    def draw(self, rng, dtype):
+        n = self.shape[-1]
+        return np.asarray(rng.uniform(-1, 1, self.shape) + (n + 1) * np.eye(n), dtype)
+
+
+class NearIdentity(U):
+    """I plus small noise: determinants near 1, so float32 round-off stays below TensorFlow's abs_error."""
+
+    def draw(self, rng, dtype):
+        return np.asarray(rng.uniform(-0.3, 0.3, self.shape) + np.eye(self.shape[-1]), dtype)
+
+
+class Spd(U):
+    """Symmetric positive definite matrices (Cholesky's, SelfAdjointEigV2's inputs)."""
+
+    def draw(self, rng, dtype):
+        n = self.shape[-1]
+        a = rng.uniform(-1, 1, self.shape)
+        return np.asarray(a @ np.swapaxes(a, -1, -2) + n * np.eye(n), dtype)
+
+
 class K:
     """A constant operand: an array (its dtype kept) or a function of the dtype."""
 
@@ -184,6 +208,12 @@ SPECS = [
     S("tf.ConcatV2", [x23, U((2, 2)), s32(1)]), S("tf.ConcatV2", [x23, U((1, 3)), s32(-2)], id="ConcatV2-neg"),
     S("tf.Split", [s32(1), U((2, 4))], {"num_split": 2}), S("tf.SplitV", [U((2, 5)), i32(2, 3), s32(1)],
                                                             {"num_split": 2}),
+    # the SPMD path's ops (tinytf/ops/xla_spmd.py): on one device an identity, and a split / concat into pieces
+    S("tf.XlaSharding", [x23], {"sharding": "{devices=[1,1]0}"}),
+    S("tf.XlaSplitND", [U((4, 6))], {"num_splits": (2, 3), "N": 6}),
+    S("tf.XlaSplitND", [U((3, 4))], {"num_splits": (2, 1), "paddings": (1, 0), "N": 2}, id="XlaSplitND-padded"),
+    S("tf.XlaConcatND", [x23, x23, x23, x23], {"num_concats": (2, 2)}),
+    S("tf.XlaConcatND", [x23, x23], {"num_concats": (2, 1), "paddings": (1, 0)}, id="XlaConcatND-padded"),
     S("tf.Slice", [x34, i32(1, 0), i32(2, 3)]), S("tf.Pad", [x23, K(np.array([[1, 0], [0, 2]], np.int32))]),
     S("tf.PadV2", [x23, K(np.array([[1, 0], [0, 2]], np.int32)), U(())]),
     S("tf.MirrorPad", [U((3, 4)), K(np.array([[2, 1], [0, 3]], np.int32))], {"mode": "REFLECT"}),
@@ -219,14 +249,73 @@ SPECS = [
                              K(_maxpool(POOL, (1, 4, 4, 2))), U((1, 4, 4, 2))], POOL),
     S("tf.AvgPool", [U((1, 4, 4, 2))], POOL), S("tf.AvgPool", [U((1, 5, 5, 1))], POOL_SAME, id="AvgPool-same"),
     S("tf.AvgPoolGrad", [i32(1, 4, 4, 2), U((1, 2, 2, 2))], POOL),
+    # trigonometry and hyperbolic functions
+    S("tf.Tan", [U((2, 3), -1.2, 1.2)]), S("tf.Asin", [U((2, 3), -0.9, 0.9)]), S("tf.Acos", [U((2, 3), -0.9, 0.9)]),
+    S("tf.Atan", [x23]), S("tf.Atan2", [x23, U((2, 3), away=(0.0,))]), S("tf.Sinh", [x23]), S("tf.Cosh", [x23]),
+    S("tf.Asinh", [x23]), S("tf.Acosh", [U((2, 3), 1.2, 3)]), S("tf.Atanh", [U((2, 3), -0.9, 0.9)]),
+    S("tf.Expm1", [U((2, 3), -2, 1)]),
+    # special functions (scipy's values; TensorFlow's gradients: none in Betainc's a and b, Zeta's x, Polygamma's n)
+    S("tf.Lgamma", [U((2, 3), 0.5, 4)]), S("tf.Digamma", [U((2, 3), 0.5, 4)]), S("tf.Erfinv", [U((2, 3), -0.8, 0.8)]),
+    S("tf.Ndtri", [U((2, 3), 0.1, 0.9)]), S("tf.BesselI0", [x23]), S("tf.BesselI0e", [nz23]), S("tf.BesselI1", [x23]),
+    S("tf.BesselI1e", [nz23]), S("tf.Igamma", [U((2, 3), 0.8, 3), U((2, 3), 0.5, 3)]),
+    S("tf.Igammac", [U((2, 3), 0.8, 3), U((2, 3), 0.5, 3)]),
+    S("tf.Betainc", [U((2, 3), 0.8, 2), U((2, 3), 0.8, 2), U((2, 3), 0.2, 0.8)]),
+    S("tf.Polygamma", [K(lambda d: np.asarray([[1.0, 2.0, 1.0], [0.0, 1.0, 3.0]], d)), U((2, 3), 0.8, 3)]),
+    S("tf.Zeta", [K(lambda d: np.asarray([[2.0, 3.0, 2.5], [4.0, 2.0, 3.0]], d)), U((2, 3), 0.8, 3)]),
+    # binary arithmetic
+    S("tf.Xlogy", [x23, U((2, 3), 0.5, 2)]), S("tf.Xlog1py", [x23, U((2, 3), -0.5, 2)]),
+    S("tf.Xdivy", [x23, U((3,), 0.5, 2)]), S("tf.MulNoNan", [x23, U((3,))]), S("tf.NextAfter", [x23, U((2, 3))]),
+    # cumulative
+    S("tf.Cumprod", [U((2, 3), 0.5, 1.5), s32(1)]),
+    S("tf.Cumprod", [U((2, 3), 0.5, 1.5), s32(0)], {"exclusive": True, "reverse": True}, id="Cumprod-exclusive-reverse"),
+    S("tf.CumulativeLogsumexp", [x23, s32(1)]),
+    S("tf.CumulativeLogsumexp", [x23, s32(1)], {"reverse": True}, id="CumulativeLogsumexp-reverse"),
+    # segments (distinct values: no ties in max / min)
+    S("tf.SegmentSum", [U((4, 3)), i32(0, 0, 1, 2)]), S("tf.SegmentMean", [U((4, 3)), i32(0, 0, 1, 1)]),
+    S("tf.SegmentProd", [U((4, 3), 0.5, 1.5), i32(0, 1, 1, 1)]), S("tf.SegmentMax", [D((4, 3)), i32(0, 0, 1, 2)]),
+    S("tf.SegmentMin", [D((4, 3)), i32(0, 1, 1, 2)]),
+    S("tf.UnsortedSegmentMax", [D((4, 3)), i32(1, 0, 1, 2), s32(3)]),
+    S("tf.UnsortedSegmentMin", [D((4, 3)), i32(2, 0, 1, 0), s32(3)]),
+    S("tf.UnsortedSegmentProd", [U((4, 3), 0.5, 1.5), i32(1, 0, 1, 2), s32(3)]),
+    # sorting
+    S("tf.TopKV2", [D((2, 5)), s32(3)]),
+    # matrix structure
+    S("tf.Cross", [U((2, 3)), U((2, 3))]),
+    S("tf.MatrixBandPart", [U((3, 4)), K(np.int64(1)), K(np.int64(0))]),
+    S("tf.MatrixDiagPartV3", [U((3, 4)), s32(0), K(lambda d: np.asarray(0, d))]),
+    S("tf.MatrixDiagPartV3", [U((2, 3, 4)), i32(-1, 1), K(lambda d: np.asarray(0, d))], {"align": "LEFT_RIGHT"},
+      id="MatrixDiagPartV3-band"),
+    S("tf.MatrixDiagV3", [U((3,)), s32(0), s32(-1), s32(-1), K(lambda d: np.asarray(0, d))]),
+    S("tf.MatrixDiagV3", [U((2, 3)), i32(-1, 0), s32(-1), s32(-1), K(lambda d: np.asarray(0, d))],
+      id="MatrixDiagV3-band"),
+    S("tf.MatrixSetDiagV3", [U((3, 4)), U((3,)), s32(0)]),
+    # decompositions (Cholesky, SelfAdjointEigV2 and Eig: symmetric or complex, test_linalg_decompositions.py)
+    S("tf.Qr", [U((4, 3))]), S("tf.Qr", [U((3, 3))], {"full_matrices": True}, id="Qr-full"),
+    S("tf.Svd", [U((3, 2))]), S("tf.Svd", [U((3, 3))], {"compute_uv": False}, id="Svd-values"),
+    # solves
+    S("tf.MatrixSolve", [Dominant((3, 3)), U((3, 2))]),
+    S("tf.MatrixSolve", [Dominant((2, 3, 3)), U((2, 3, 1))], {"adjoint": True}, id="MatrixSolve-adjoint-batch"),
+    S("tf.MatrixInverse", [Dominant((3, 3))]),
+    S("tf.MatrixInverse", [Dominant((2, 2, 2))], {"adjoint": True}, id="MatrixInverse-adjoint-batch"),
+    S("tf.MatrixDeterminant", [NearIdentity((3, 3))]),
+    S("tf.MatrixDeterminant", [NearIdentity((2, 2, 2))], id="MatrixDeterminant-batch"),
+    S("tf.LogMatrixDeterminant", [NearIdentity((3, 3))]),
+    S("tf.LogMatrixDeterminant", [NearIdentity((2, 3, 3))], id="LogMatrixDeterminant-batch"),
+    # debugging
+    S("tf.CheckNumerics", [x23], {"message": "x"}),
 ]
 
 # Differentiable ops whose operands are functions of a module: checked through their own tests.
 CONTROL_FLOW = {name for name, cls in REGISTRY.items() if calls_functions(cls) is not None}
 # Reads a variable: its gradient is the tape's variable path (tests/unit/test_tape.py).
 VARIABLE_READS = {"tf.ReadVariableOp"}
-# Complex-only ops (the checker's dtypes are real): test_tape.py checks tf.Conj in complex matmul gradients.
-COMPLEX_ONLY = {"tf.Conj"}
+# Complex-only ops (the checker's dtypes are real): test_tape.py checks tf.Conj in complex matmul gradients,
+# test_ops_complex_parts.py the complex parts' gradients, test_signal_fft.py the FFTs' (against their adjoints).
+FFTS = {"tf.FFT", "tf.IFFT", "tf.FFT2D", "tf.IFFT2D", "tf.FFT3D", "tf.IFFT3D"}
+COMPLEX_ONLY = {"tf.Conj", "tf.Complex", "tf.Real", "tf.Imag", "tf.ComplexAbs", "tf.Angle"} | FFTS
+# Decompositions of a symmetric matrix (the checker would perturb one triangle) or with complex outputs:
+# tests/unit/test_linalg_decompositions.py checks their gradients through TensorFlow's checker.
+DECOMPOSITIONS = {"tf.Cholesky", "tf.SelfAdjointEigV2", "tf.Eig"}
 # TensorList ops: their values are variants, which the checker cannot perturb; test_tensor_list.py checks
 # their values in graph mode and under XLA, and each gradient rule.
 TENSOR_LISTS = {name for name in REGISTRY if name.startswith("tf.TensorList") or name == "tf.EmptyTensorList"}
@@ -305,17 +394,17 @@ def ops_without_gradient() -> list[str]:
 
 
 def test_every_tf_op_has_a_gradient_or_is_not_differentiable():
-    # tf.PartitionedCall / tf.StatefulPartitionedCall: a tape around a tt.function call records
-    # its ops inline, so a call op is only met in parsed MLIR; TensorFlow differentiates calls by
-    # differentiating the callee, which needs the module, not a per-op rule.
+    # Calls (tf.PartitionedCall, tf.StatefulPartitionedCall, tf.LegacyCall): a tape around a tt.function
+    # call records its ops inline, so a call op is only met in parsed MLIR; TensorFlow differentiates
+    # calls by differentiating the callee, which needs the module, not a per-op rule.
     missing = [name for name in ops_without_gradient()
-               if name not in ("tf.PartitionedCall", "tf.StatefulPartitionedCall")]
+               if getattr(calls_functions(REGISTRY[name]), "kind", None) != "call"]
     assert not missing, f"ops with neither a grad rule nor the NotDifferentiable trait: {missing}"
 
 
 def test_every_differentiable_op_has_a_spec():
     differentiable = {name for name, cls in _tf_ops().items() if getattr(cls, "grad", None) is not None}
-    covered = {s.op for s in SPECS} | CONTROL_FLOW | VARIABLE_READS | COMPLEX_ONLY | TENSOR_LISTS
+    covered = {s.op for s in SPECS} | CONTROL_FLOW | VARIABLE_READS | COMPLEX_ONLY | TENSOR_LISTS | DECOMPOSITIONS
     assert not differentiable - covered, f"differentiable ops without a spec: {sorted(differentiable - covered)}"
     assert not {s.op for s in SPECS} - set(REGISTRY), "specs of ops that are not registered"
 

@@ -31,8 +31,8 @@ def test_tensorflow_exports_keep_their_ops_and_attributes():
 
 
 def test_unknown_tf_ops_parse_and_print_unchanged():
-    text = '"tf.NotAnOpYet"(%x) {weird = [1, "a"]} : (tensor<2x!tf_type.qint8>) -> tensor<*x!tf_type.variant>'
-    module = mlir.parse("func.func @f(%x: tensor<2x!tf_type.qint8>) {\n  %0 = " + text + "\n  func.return\n}\n")
+    text = '"tf.NotAnOpYet"(%arg0) {weird = [1, "a"]} : (tensor<2x!tf_type.qint8>) -> tensor<*x!tf_type.variant>'
+    module = mlir.parse("func.func @f(%arg0: tensor<2x!tf_type.qint8>) {\n  %0 = " + text + "\n  func.return\n}\n")
     mlir.verify(module)
     assert text in mlir.print(module)
 
@@ -193,16 +193,20 @@ def test_floats_print_as_llvm_apfloat_writes_them(value, type_, text):
 
 
 def test_results_print_as_one_group_and_names_get_mlirs_suffixes():
+    # MLIR drops the text's names: %argN, %N, and the names ops give (tf.Const's %cst; ODS result names)
     module = mlir.parse('func.func @f(%v: tensor<2xi32>) -> (tensor<i32>, tensor<i32>) {\n'
                         '  %cst = "tf.Const"() {value = dense<1> : tensor<i32>} : () -> tensor<i32>\n'
                         '  %cst_7 = "tf.Const"() {value = dense<2> : tensor<i32>} : () -> tensor<i32>\n'
                         '  %a, %b = "tf.Unpack"(%v) {axis = 0 : i64} : (tensor<2xi32>) -> (tensor<i32>, tensor<i32>)\n'
                         '  %0:2 = "tf.Unpack"(%v) {axis = 0 : i64} : (tensor<2xi32>) -> (tensor<i32>, tensor<i32>)\n'
+                        '  %u:2 = "tf.Unique"(%v) : (tensor<2xi32>) -> (tensor<2xi32>, tensor<2xi32>)\n'
                         '  func.return %0#1, %cst_7 : tensor<i32>, tensor<i32>\n}\n')
     text = mlir.print(module)
+    assert "func.func @f(%arg0: tensor<2xi32>)" in text
     assert '%cst = "tf.Const"' in text and '%cst_0 = "tf.Const"' in text
-    assert '%a, %b = "tf.Unpack"' in text and '%0:2 = "tf.Unpack"' in text
-    assert "return %0#1, %cst_0 : tensor<i32>, tensor<i32>" in text
+    assert '%0:2 = "tf.Unpack"(%arg0)' in text and '%1:2 = "tf.Unpack"(%arg0)' in text
+    assert '%y, %idx = "tf.Unique"(%arg0)' in text
+    assert "return %1#1, %cst_0 : tensor<i32>, tensor<i32>" in text
     assert mlir.print(mlir.parse(text)) == text
 
 

@@ -162,3 +162,97 @@ def test_module_gradients_through_trainable_variables():
     grads = tape.gradient(loss, layer.trainable_variables)
     np.testing.assert_allclose(grads[0].numpy(), np.full(2, 4.0))          # b
     np.testing.assert_allclose(grads[1].numpy(), np.full([3, 2], 4.0))     # w
+
+
+class Scoped(tt.Module):
+    """Variables made inside and outside the module's scope (TensorFlow 2.21 names them below)."""
+
+    def __init__(self, name=None):
+        super().__init__(name=name)
+        with self.name_scope:
+            self.w = tt.Variable(1.0, name="w")
+        self.b = tt.Variable(1.0, name="b")
+
+    @tt.Module.with_name_scope
+    def __call__(self, x):
+        self.c = tt.Variable(2.0, name="c")
+        return x
+
+
+class Outer(tt.Module):
+    def __init__(self):
+        super().__init__()
+        with self.name_scope:
+            self.inner = Scoped(name="dense")
+        self.beside = Scoped(name="dense")
+
+
+def test_variable_names_follow_module_scopes_as_tensorflow():
+    d = Scoped(name="dense")
+    assert (d.w.name, d.b.name, d.name_scope.name) == ("dense/w:0", "b:0", "dense/")
+    d(1.0)
+    assert d.c.name == "dense/c:0"  # with_name_scope
+    m = Outer()
+    assert m.inner.w.name == "outer/dense/w:0" and m.inner.name_scope.name == "outer/dense/"
+    assert m.inner.b.name == "outer/b:0" and m.beside.w.name == "dense/w:0"
+    m.inner(1.0)
+    assert m.inner.c.name == "outer/dense/c:0"
+    with tt.name_scope("elsewhere"):
+        m.inner(1.0)  # the module's scope is absolute
+    assert m.inner.c.name == "outer/dense/c:0"
+
+
+def test_variable_names_inside_tt_function_traces():
+    # TensorFlow 2.21: a trace starts at the top name scope, whatever scope the call is made in
+    made = []
+
+    @tt.function
+    def f(x):
+        if not made:
+            made.append(tt.Variable(1.0, name="fv"))
+            with tt.name_scope("s"):
+                made.append(tt.Variable(1.0, name="fv"))
+            made.append(tt.Variable(1.0))
+        return x + made[0]
+
+    with tt.name_scope("outside"):
+        f(tt.constant(1.0))
+        assert scopes.current() == "outside/"
+    assert [v.name for v in made] == ["fv:0", "s/fv:0", "Variable:0"]
+
+    class Lazy(tt.Module):
+        v = None
+
+        @tt.function
+        @tt.Module.with_name_scope
+        def __call__(self, x):
+            if self.v is None:
+                self.v = tt.Variable(2.0, name="scale")
+                with tt.name_scope("inner"):
+                    self.u = tt.Variable(1.0)
+            return x * self.v
+
+    class ScopeOutside(tt.Module):
+        v = None
+
+        @tt.Module.with_name_scope
+        @tt.function
+        def __call__(self, x):
+            if self.v is None:
+                self.v = tt.Variable(2.0, name="scale")
+            return x * self.v
+
+    with tt.name_scope("outer"):
+        lazy = Lazy()
+        assert float(lazy(tt.constant(3.0)).numpy()) == 6.0
+    assert (lazy.v.name, lazy.u.name) == ("outer/lazy/scale:0", "outer/lazy/inner/Variable:0")
+    outside = ScopeOutside()
+    outside(tt.constant(1.0))
+    assert outside.v.name == "scale:0"
+
+
+def test_captured_variables_name_the_traced_functions_inputs():
+    d = Scoped(name="dense")
+    f = tt.function(lambda x: x * d.w + d.b, input_signature=[tt.TensorSpec([], tt.float32, name="x")])
+    text = f.get_concrete_function().mlir()
+    assert 'inputs = "x,dense/w_resource,b_resource"' in text

@@ -14,7 +14,7 @@ EXECUTOR_OPS = {name for name in OPS if calls_functions(REGISTRY[name]) is not N
 
 
 def test_the_ops_the_engines_run_by_kind():
-    assert EXECUTOR_OPS == {"tf.PartitionedCall", "tf.StatefulPartitionedCall", "tf.If", "tf.StatelessIf", "tf.While",
+    assert EXECUTOR_OPS == {"tf.PartitionedCall", "tf.StatefulPartitionedCall", "tf.LegacyCall", "tf.If", "tf.StatelessIf", "tf.While",
                             "tf.StatelessWhile", "tf.Case", "tf.StatelessCase"}
 
 

@@ -13,7 +13,7 @@ from tinytf.ops.resource import AssignVariableOp, ReadVariableOp, VarHandleOp
 
 def test_variable_basics():
     v = tt.Variable([1.0, 2.0], name="v")
-    assert v.dtype is tt.float32 and v.shape == (2,) and v.trainable and v.name == "v"
+    assert v.dtype is tt.float32 and v.shape == (2,) and v.trainable and v.name == "v:0"
     assert isinstance(v.value(), tt.Tensor)
     np.testing.assert_array_equal(v.read_value().numpy(), [1.0, 2.0])
     np.testing.assert_array_equal(v.numpy(), [1.0, 2.0])
@@ -22,6 +22,36 @@ def test_variable_basics():
     assert tt.Variable([1, 2], dtype=tt.int64).dtype is tt.int64
     assert tt.Variable(lambda: [5.0]).numpy().tolist() == [5.0]
     assert tt.Variable(tt.constant([1, 2])).dtype is tt.int32
+
+
+def test_names_are_tensorflows():
+    # TensorFlow 2.21 eager: the name scope, the name ("Variable" by default, never made unique), ":0"
+    assert tt.Variable(1.0, name="v").name == "v:0" and tt.Variable(1.0).name == "Variable:0"
+    assert tt.Variable(1.0, name="v").name == "v:0"  # eager names repeat
+    with tt.name_scope("outer"):
+        assert tt.Variable(1.0, name="v").name == "outer/v:0"
+        assert tt.Variable(1.0).name == "outer/Variable:0"
+        with tt.name_scope("inner"):
+            assert tt.Variable(1.0, name="v").name == "outer/inner/v:0"
+        with tt.name_scope("abs/"):
+            assert tt.Variable(1.0, name="v").name == "abs/v:0"
+        assert tt.Variable(1.0, name="a/").name == "a:0" and tt.Variable(1.0, name="").name == ":0"
+    assert tt.Variable(1.0, name="a/b").name == "a/b:0" and tt.Variable(1.0, name="v:0").name == "v:0:0"
+    with tt.name_scope("outer"):
+        v = tt.Variable(1.0, name="v")
+    assert v.shared_name == "outer/v"  # what checkpoints and SavedModels record
+    with pytest.raises(AttributeError):
+        v.name = "other"  # read-only, as in TensorFlow
+
+
+def test_repr_is_tensorflows():
+    assert repr(tt.Variable(1.0, name="v")) == "<tt.Variable 'v:0' shape=() dtype=float32, numpy=1.0>"
+    assert repr(tt.Variable([1.0, 2.0], name="v")) == \
+        "<tt.Variable 'v:0' shape=(2,) dtype=float32, numpy=array([1., 2.], dtype=float32)>"
+    assert repr(tt.Variable(3)) == "<tt.Variable 'Variable:0' shape=() dtype=int32, numpy=3>"
+    assert repr(tt.Variable(True)) == "<tt.Variable 'Variable:0' shape=() dtype=bool, numpy=True>"
+    assert repr(tt.Variable([[1.0, 2.0]])) == \
+        "<tt.Variable 'Variable:0' shape=(1, 2) dtype=float32, numpy=array([[1., 2.]], dtype=float32)>"
 
 
 def test_assign_add_sub():

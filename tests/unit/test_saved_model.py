@@ -122,8 +122,8 @@ def test_tf1_0_export_with_unknown_placeholder_shapes_is_half_plus_three():
 def test_the_tf1_main_op_ran_once_with_the_asset_path():
     obj = tt.saved_model.load(TF1)
     by_name = {v.name: v for v in obj.variables}
-    assert by_name["filename_tensor"].numpy()[()] == b"foo.txt"  # group_deps assigned it
-    assert float(by_name["a"].numpy()) == 0.5 and float(by_name["c2"].numpy()) == 3.0
+    assert by_name["filename_tensor:0"].numpy()[()] == b"foo.txt"  # group_deps assigned it
+    assert float(by_name["a:0"].numpy()) == 0.5 and float(by_name["c2:0"].numpy()) == 3.0
 
 
 def test_signature_inputs_are_checked():

@@ -32,8 +32,8 @@ def test_an_op_wrapped_in_an_island_in_a_graph_prints_short_and_reparses():
     assert [t for t in island.result_types] == [_tensor([]), ControlType()]
     assert [t for t in graph.result_types] == [_tensor([])]  # fetched controls are not results
     text = mlir.print(module)
-    assert 'tf_executor.island wraps "tf.Neg"(%x) : (tensor<f32>) -> tensor<f32>' in text
-    assert "tf_executor.fetch %1#0, %1#1 : tensor<f32>, !tf_executor.control" in text
+    assert '%outputs, %control = tf_executor.island wraps "tf.Neg"(%arg0) : (tensor<f32>) -> tensor<f32>' in text
+    assert "tf_executor.fetch %outputs, %control : tensor<f32>, !tf_executor.control" in text  # (tf-opt's names)
     assert mlir.print(mlir.parse(text)) == text
 
 

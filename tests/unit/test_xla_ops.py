@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_gradients_spec import SPECS, TENSOR_LISTS, D, K, Spec, U, i32
+from test_gradients_spec import DECOMPOSITIONS, FFTS, SPECS, TENSOR_LISTS, D, Dominant, K, Spd, Spec, U, i32, s32
 
 import tinytf as tt
 from tinytf import xla
 from tinytf.framework.op import REGISTRY, ResourceOp, calls_functions, has_trait
+from tinytf.ops.complex_parts import complex_abs
 
 
 class B(U):
@@ -72,6 +73,8 @@ MORE = [
     S("tf.Sum", [Int((2, 3), -5, 5), i32(1)], id="Sum-int"), S("tf.Cast", [x23], {"DstT": tt.int32}, id="Cast-int"),
     S("tf.Where", [K(np.array([[True, False, True], [False, False, True]]))]),  # a constant: its count is static
     S("tf.PlaceholderWithDefault", [x23], {"shape": (None, 3)}),
+    # outside a replicated computation: one replica per group (test_distribute_ir.py runs it replicated)
+    S("tf.XlaAllReduce", [x23, K(np.array([[0]], np.int32))], {"reduce_op": "Add"}),
 ]
 # tt.random's ops (tests/unit/test_random.py pins their bits to TensorFlow's); stateful ones start from their seeds
 _seed, _shape = Int((2,), -9, 9), i32(2, 3)
@@ -88,20 +91,48 @@ MORE += [
     S("tf.StatelessMultinomial", [U((2, 4)), K(np.int32(5)), _seed]),
     S("tf.RandomShuffle", [U((5, 2))], {"seed": 7}), S("tf.Multinomial", [U((2, 3)), K(np.int32(4))], {"seed": 8}),
 ]
+# integer, bitwise, sorting and set ops; the decompositions whose gradients test_linalg_decompositions.py checks
+_sorted = K(lambda d: np.array([[-1.0, 0.0, 0.5, 2.0], [0.0, 0.0, 1.0, 1.5]], d))
+_probe = K(lambda d: np.array([[-2.0, 0.0, 0.7, 2.0, 3.0], [0.0, 1.0, 1.2, -1.0, 1.5]], d))
+MORE += [
+    S("tf.BitwiseAnd", [Int((2, 3), -9, 9), Int((3,), -9, 9)]), S("tf.BitwiseOr", [Int((2, 3), -9, 9), Int((2, 3), 0, 9)]),
+    S("tf.BitwiseXor", [Int((2, 3), -9, 9), Int((2, 3), -9, 9)]), S("tf.Invert", [Int((2, 3), -9, 9)]),
+    S("tf.LeftShift", [Int((2, 3), -9, 9), Int((2, 3), 0, 5)]), S("tf.RightShift", [Int((2, 3), -99, 99), Int((2, 3), 0, 5)]),
+    S("tf.PopulationCount", [Int((2, 3), -9, 99)]),
+    S("tf.TruncateDiv", [Int((2, 3), -7, 7), Int((3,), -3, 3, away=(0,))]),
+    S("tf.TruncateMod", [Int((2, 3), -7, 7), Int((3,), -3, 3, away=(0,))]),
+    S("tf.Rint", [K(lambda d: np.array([-2.5, -1.5, -0.5, 0.5, 1.5, 2.4, 2.6], d))]), S("tf.Rint", [U((2, 3), -4, 4)], id="Rint-random"),
+    S("tf.IsInf", [Special((2, 3))]), S("tf.IgammaGradA", [U((2, 3), 0.8, 3), U((2, 3), 0.5, 3)]),
+    S("tf.InTopKV2", [K(np.array([[0.1, 0.9, 0.3, 0.9], [2.0, -1.0, 0.5, 1.0]], np.float32)), K(np.array([1, 3], np.int32)),
+                      K(np.int32(2))]),  # (float32 only, as TensorFlow's; a tie at the k-th value counts as in)
+    S("tf.LowerBound", [_sorted, _probe]), S("tf.UpperBound", [_sorted, _probe], {"out_type": tt.int64}),
+    S("tf.Unique", [K(np.array([3, 1, 3, 2, 1, 1], np.int32))]),  # constants: their unique count is static
+    S("tf.UniqueWithCounts", [K(np.array([3, 1, 3, 2, 1, 1], np.int32))], {"out_idx": tt.int64}),
+    S("tf.Lu", [Dominant((3, 3))]), S("tf.Lu", [Dominant((2, 3, 3))], {"output_idx_type": tt.int64}, id="Lu-batch"),
+    S("tf.Cholesky", [Spd((3, 3))]), S("tf.Cholesky", [Spd((2, 3, 3))], id="Cholesky-batch"),
+    S("tf.SelfAdjointEigV2", [Spd((3, 3))], {"compute_v": False}),
+    S("tf.Eig", [Spd((3, 3))], {"compute_v": False}),
+    S("tf.Complex", [x23, U((3,))]),
+    S("tf.MatrixDiagV3", [U((3,)), s32(1), s32(-1), s32(-1), K(lambda d: np.asarray(9, d))], id="MatrixDiagV3-padded"),
+]
 # Stateful ops whose one-op functions have the same text for both dtypes: XLA's cache (by module text) would
 # hand the second run the first one's advanced stream; test_random.py runs them under XLA.
 OWN_STREAMS = {"tf.RandomUniform", "tf.RandomStandardNormal", "tf.TruncatedNormal", "tf.RandomUniformInt"}
 # Checked with whole modules in test_xla_compile.py (calls, control flow, variables, optimizer
 # steps; TF1 ref-variable ops are refused, as by TensorFlow's XLA bridge) or as a function's constants.
 MODULE_OPS = {n for n, c in REGISTRY.items() if calls_functions(c) or has_trait(c, ResourceOp)} | {"tf.Const"}
-COMPLEX_ONLY = {"tf.Conj"}  # test_complex_only_ops_under_xla
+# test_complex_only_ops_under_xla, test_complex_parts_under_xla; the FFTs: test_signal_fft.py (XLA against numpy)
+COMPLEX_ONLY = {"tf.Conj", "tf.Real", "tf.Imag", "tf.ComplexAbs", "tf.Angle"} | FFTS
+# tf.Assert has no results (a one-op function returns nothing): test_debugging.py runs it under XLA (a no-op there).
+NO_RESULTS = {"tf.Assert"}
 # String parsing runs on the graph backend only; its XLA refusal is tested in test_saved_model_ops.py.
 GRAPH_ONLY = {"tf.ParseExample", "tf.ParseExampleV2"}
 ALL = SPECS + MORE
 
 
 def test_every_op_is_covered():
-    covered = {s.op for s in ALL} | MODULE_OPS | COMPLEX_ONLY | OWN_STREAMS | GRAPH_ONLY | TENSOR_LISTS
+    covered = {s.op for s in ALL} | MODULE_OPS | COMPLEX_ONLY | OWN_STREAMS | GRAPH_ONLY | TENSOR_LISTS | NO_RESULTS
+    assert DECOMPOSITIONS <= {s.op for s in ALL}
     missing = sorted(set(REGISTRY) - covered)
     assert not missing, f"ops without an XLA check: {missing}"
 
@@ -139,7 +170,7 @@ def test_op_under_xla_matches_graph_mode(spec, dtype):
         assert g.shape == w.shape, f"output {k}: shape {g.shape} != {w.shape}"
         if w.dtype.kind in "fc":
             # a few ulps: XLA's exp, tanh, erf differ from numpy's/scipy's in the last bits
-            rtol = 2e-6 if w.dtype == np.float32 else 1e-13
+            rtol = 2e-6 if w.dtype in (np.float32, np.complex64) else 1e-13
             np.testing.assert_allclose(g, w, rtol=rtol, atol=rtol, err_msg=f"output {k}")
         else:
             np.testing.assert_array_equal(g, w, err_msg=f"output {k}")
@@ -150,3 +181,18 @@ def test_complex_only_ops_under_xla():
     f = tt.function(lambda v: tt.math.conj(v) * 2.0, jit_compile=True)
     np.testing.assert_array_equal(f(tt.constant(x)).numpy(), np.conj(x) * 2)
     assert "tf.Conj" in f.get_concrete_function(tt.TensorSpec([3], tt.complex64)).mlir()
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_complex_parts_under_xla(dtype):
+    x = np.array([[1 + 2j, -3j, 0.5], [-1.5 + 0.25j, 2 - 1j, -0.75 - 2j]], dtype)
+    real = np.float32 if dtype == np.complex64 else np.float64
+    tol = 2e-6 if dtype == np.complex64 else 1e-13
+    for fn, want in ((tt.math.real, x.real), (tt.math.imag, x.imag), (complex_abs, np.abs(x)), (tt.math.angle, np.angle(x))):
+        f = tt.function(fn, jit_compile=True)
+        got = np.asarray(f(tt.constant(x)).numpy())
+        assert got.dtype == real
+        np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
+    cf = tt.function(lambda v: (tt.math.real(v), tt.math.imag(v), complex_abs(v), tt.math.angle(v))).get_concrete_function(
+        tt.TensorSpec([2, 3], tt.as_dtype(dtype)))
+    assert all(f"tf.{n}" in cf.mlir() for n in ("Real", "Imag", "ComplexAbs", "Angle"))

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import tempfile
 import time
 from collections import Counter
 from collections.abc import Sequence
@@ -73,6 +74,7 @@ class Tour:
     steps: int
     full_mlir: bool = False
     traceback: bool = False
+    logdir: str | None = None
     status: dict = field(default_factory=dict)
     losses: dict = field(default_factory=dict)
 
@@ -182,8 +184,26 @@ def train(tour: Tour) -> None:
         failed += [] if fell else ["the loss did not fall"]
         tour.console.print(f"loss fell: [{'green' if fell else 'red'}]{fell}[/] ({eager[0]:.4f} -> {eager[-1]:.4f} "
                            f"in {tour.steps} SGD steps); 'first call' includes tracing and, for XLA, compiling")
+    if tour.losses:
+        write_log(tour)
     if failed:
         raise StepFailed("; ".join(failed))
+
+
+def write_log(tour: Tour) -> None:
+    """Each mode's loss curve (loss/eager, loss/tt.function, ...) and the traced step's graph, as
+    TensorBoard event files."""
+    tt = tour.tt
+    tour.logdir = tour.logdir or tempfile.mkdtemp(prefix="tinytf-demo-logs-")
+    writer = tt.summary.create_file_writer(tour.logdir)
+    with writer.as_default():
+        for label, losses in tour.losses.items():
+            for step, loss in enumerate(losses):
+                tt.summary.scalar(f"loss/{label}", loss, step=step)
+        if getattr(tour, "train_function", None) is not None:
+            tt.summary.graph(tour.train_function.get_concrete_function(tour.xt, tour.yt))
+    writer.flush()
+    tour.console.print(f"TensorBoard log of the losses and the traced step: tensorboard --logdir {tour.logdir}")
 
 
 def gradients(tour: Tour) -> None:
@@ -401,12 +421,13 @@ def main(argv: Sequence[str] | None = None, console=None) -> int:
     parser.add_argument("--steps", type=int, help="training steps per mode (default 30, 10 with --quick)")
     parser.add_argument("--full-mlir", action="store_true", help="also print the whole traced training step")
     parser.add_argument("--traceback", action="store_true", help="print the traceback of a step that fails")
+    parser.add_argument("--logdir", help="where the TensorBoard log goes (default: a new temporary directory)")
     args = parser.parse_args(list(argv) if argv is not None else None)
     if console is None:
         console = Console()
         if not console.is_terminal:  # piped or captured: wide enough for the tables
             console.width = max(console.width, 120)
-    tour = Tour(console, max(args.steps or (10 if args.quick else 30), 2), args.full_mlir, args.traceback)
+    tour = Tour(console, max(args.steps or (10 if args.quick else 30), 2), args.full_mlir, args.traceback, logdir=args.logdir)
     start = time.perf_counter()
     console.print("[bold]tinytf demo[/]: one small MLP through eager and graph mode, autodiff, the MLIR "
                   "compiler passes, XLA and int8 quantization")

@@ -1,11 +1,13 @@
 """``tinytf``: the command-line tool.
 
-    tinytf run model.mlir --inputs in.npz -o out.npz [--entry NAME] [--backend graph|xla]
+    tinytf run model.mlir --inputs in.npz -o out.npz [--entry NAME] [--backend graph|xla] [--devices N]
     tinytf demo
     tinytf gradcheck ... / tinytf bench ... / tinytf quantize ... / tinytf saved_model show|run ...
 
 ``in.npz`` holds ``arg0, arg1, ...`` in the entry function's argument order (a resource argument's
-array is its variable's initial value); ``out.npz`` gets ``out0, out1, ...``. Errors print one
+array is its variable's initial value); ``out.npz`` gets ``out0, out1, ...``. ``--devices N`` runs
+on N CPU devices (XLA backend): for IR with ``tf_device.replicate``, ``tf.XlaSharding`` or
+``mhlo.sharding``, which XLA's SPMD partitioner spreads over them. Errors print one
 line and exit 1. A subcommand ``X`` not defined here is ``tinytf.cli.X.main(argv)``, so other
 modules add commands without editing this file.
 """
@@ -47,14 +49,31 @@ def _load_inputs(path: str) -> list:
     return args
 
 
+def _use_devices(count: int) -> None:
+    """N CPU devices for JAX (set before its backend starts)."""
+    if count < 1:
+        raise ValueError(f"--devices must be at least 1, got {count}")
+    import jax
+
+    try:
+        jax.config.update("jax_num_cpu_devices", count)
+    except RuntimeError as err:
+        raise ValueError(f"--devices {count}: JAX has already started ({err})") from None
+
+
 def cmd_run(args) -> int:
     import numpy as np
 
     import tinytf as tt
 
+    backend = args.backend or ("xla" if args.devices else "graph")
+    if args.devices:
+        if backend != "xla":
+            raise ValueError("--devices runs on XLA: use --backend xla (or leave --backend out)")
+        _use_devices(args.devices)
     module = tt.load_mlir(args.file)
     inputs = _load_inputs(args.inputs) if args.inputs else []
-    outputs = module.run(*inputs, entry=args.entry, backend=args.backend)
+    outputs = module.run(*inputs, entry=args.entry, backend=backend)
     if args.output:
         np.savez(args.output, **{f"out{i}": o for i, o in enumerate(outputs)})
     else:
@@ -71,7 +90,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--inputs", "-i", help=".npz with arg0, arg1, ... in argument order")
     run.add_argument("-o", "--output", help=".npz to write out0, out1, ... to (default: print)")
     run.add_argument("--entry", help="function to run (default: the only public one, main, or tf.entry_function)")
-    run.add_argument("--backend", default="graph", choices=["graph", "xla"])
+    run.add_argument("--backend", default=None, choices=["graph", "xla"], help="graph (default) or xla")
+    run.add_argument("--devices", type=int, default=None, metavar="N",
+                     help="run on N CPU devices (XLA; for replicated or sharded IR)")
     run.set_defaults(handler=cmd_run)
     for name in PLUGGABLE:
         if importlib.util.find_spec(f"tinytf.cli.{name}") is not None:

@@ -29,8 +29,9 @@ How a graph becomes one block of the functional form:
   naming each missing op with its nodes. With ``allow_unregistered`` (for printing only) they
   become generic unregistered ops typed by their OpDef.
 
-The ``tf_executor`` form TensorFlow's importer writes first is not built here: this module goes to
-the functional form directly, which is also what that form converts to.
+The ``tf_executor`` form TensorFlow's importer writes (islands, control tokens, TF's node order) is
+graphdef_executor.py, a subclass of ``_Body`` through the hooks marked below; its
+``tf-executor-to-functional-conversion`` runs as this module's functional form does.
 """
 from __future__ import annotations
 
@@ -92,6 +93,8 @@ def _spec_of_type(type_) -> TensorSpec:
 class GraphImporter:
     """Imports graphs and library functions of one GraphDef into one module."""
 
+    body_class = None  # _Body, set below (graphdef_executor.ExecutorImporter: its tf_executor form)
+
     def __init__(self, library=None, op_list=None, allow_unregistered: bool = False):
         self.fdefs = {f.signature.name: f for f in library.function} if library is not None else {}
         self.op_defs = {op.name: op for op in op_list.op} if op_list is not None else {}
@@ -113,7 +116,7 @@ class GraphImporter:
             raise InvalidArgumentError(f"function '{name}' is not in the graph's function library")
         self._importing.add(name)
         try:
-            fn = _Body(self, f"function {name}").function_def(fdef)
+            fn = self.body_class(self, f"function {name}").function_def(fdef)
         finally:
             self._importing.discard(name)
         self.functions[name] = fn
@@ -125,7 +128,7 @@ class GraphImporter:
         ``targets`` name nodes that must run; ``prune`` keeps only what fetches and targets need.
         ``lift_variables``: each VarHandleOp it uses becomes a trailing resource argument instead
         (their node names in ``self.lifted[name]``), as TensorFlow lifts a SavedModel's variables."""
-        body = _Body(self, "graph")
+        body = self.body_class(self, "graph")
         fn = body.graph(list(nodes), list(feeds), list(fetches), list(targets), prune, name, lift_variables)
         self.functions[name] = fn
         self.lifted[name] = body.lifted
@@ -161,6 +164,8 @@ class GraphImporter:
 class _Body:
     """Builds one block: values by node, then ops in topological order."""
 
+    call_op = "tf.StatefulPartitionedCall"  # what a node calling a library function becomes
+
     def __init__(self, importer: GraphImporter, where: str):
         self.importer = importer
         self.where = where
@@ -184,6 +189,9 @@ class _Body:
                                          f"({arg.type_attr or arg.type_list_attr}); tinytf imports concrete functions")
             attrs = fdef.arg_attr[i].attr if i in fdef.arg_attr else {}
             shapes = node_defs.output_shapes(_AttrHolder(attrs)) if "_output_shapes" in attrs else []
+            if not shapes and "_input_shapes" in fdef.attr:  # the function's own record of its argument shapes
+                recorded = node_defs.output_shapes(_AttrHolder({"_output_shapes": fdef.attr["_input_shapes"]}))
+                shapes = recorded[i:i + 1]
             from tinytf.formats.tensor_proto import dtype_from_enum
 
             type_ = tf_types.tensor_type(shapes[0] if shapes else None, dtype_from_enum(arg.type))
@@ -232,6 +240,7 @@ class _Body:
                 value.name_hint = f"arg{len(self.block.args) - 1}"
                 self.fed[(node.name, 0)] = _Value(value, _spec_of_type(type_))
                 self.lifted.append(node.name)
+        self.replaced = [n for n in nodes if self._replaced(n, nodes)]  # (fed: arguments stand for them)
         nodes = [n for n in nodes if not self._replaced(n, nodes)]
         self.fetches = fetches
         self._emit_all(nodes)
@@ -374,10 +383,10 @@ class _Body:
         where = f"node '{node.name}'" + (f" in {self.where}" if self.is_function else "")
         inputs = [self._input(ref, f"node '{node.name}' input '{ref}'") for ref in node.input
                   if not ref.startswith("^")]
-        if node.op in importer.fdefs:  # a node calling a library function by name (TF: tf.LegacyCall)
+        if node.op in importer.fdefs:  # a node calling a library function by name
             self._emit_call(node, inputs, where)
             return
-        cls = REGISTRY.get("tf." + node.op)
+        cls = REGISTRY.get(self._class_name(node))
         op_def = importer.op_defs.get(node.op)
         layout = node_defs.output_layout(node, op_def, cls, getattr(self, "used", {}).get(node.name, 0))
         offsets, total = {}, 0
@@ -393,7 +402,10 @@ class _Body:
                 self.offsets[node.name] = _AnyArgument()
             self._emit_unregistered(node, inputs, layout)
             return
-        attrs = node_defs.node_attrs(node, cls, op_def, f"{where} ({node.op}): ")
+        self.kept = {} if self._keeps_attributes() else None
+        attrs = node_defs.node_attrs(node, cls, op_def, f"{where} ({node.op}): ", self.kept)
+        if "is_stateless" in cls.attr_specs() and "is_stateless" not in attrs:  # If / While / Case nodes
+            attrs["is_stateless"] = node.op.startswith("Stateless")
         for key, spec in cls.attr_specs().items():
             if spec.kind == "func" and key in attrs:
                 importer.function(attrs[key])
@@ -404,7 +416,8 @@ class _Body:
             full = cls.complete_attrs(attrs)
             out = cls.infer(*[v.spec for v in inputs], **full)
         except OpError as err:
-            if any(v.tainted for v in inputs):  # its input's op is missing: that error says it all
+            # its input's op is missing: that error says it all; or printing only, as TF prints anything
+            if any(v.tainted for v in inputs) or self._keeps_attributes():
                 self._emit_unregistered(node, inputs, layout, tainted=True)
                 return
             raise type(err)(f"{where} ({node.op}): {err.message}", err.op) from None
@@ -412,29 +425,33 @@ class _Body:
         types = self._result_types(node, cls, full, specs)
         props = cls.attrs_to_properties({k: v for k, v in full.items() if v is not None})
         op = cls.create(operands=[v.ssa for v in inputs], result_types=types, properties=props,
-                        attributes={"device": StringAttr(node.device)})
-        self.block.add_op(op)
+                        attributes=self._attributes(node, cls))
+        results = self._add(node, op)
         value = full.get("value") if node.op == "Const" else None
         self.values[node.name] = [_Value(r, TensorSpec(s.shape, s.dtype, value=value) if value is not None
                                          else _spec_of_type(r.type) if s.dtype is dtypes.resource else s, False)
-                                  for r, s in zip(op.results, specs)]
+                                  for r, s in zip(results, specs)]
 
     def _emit_call(self, node, inputs, where) -> None:
-        """``y = my_function(x)``: a ``tf.StatefulPartitionedCall`` of the imported function."""
+        """``y = my_function(x)``: a ``call_op`` (``tf.StatefulPartitionedCall``) of the imported function."""
         callee = self.importer.function(node.op)
         if callee is None:
             raise UnimplementedError(f"{where}: function {node.op} calls itself (recursion is not supported)")
-        cls = REGISTRY["tf.StatefulPartitionedCall"]
+        cls = REGISTRY[self.call_op]
         types = list(callee.function_type.outputs.data)
         arg_types = list(callee.function_type.inputs.data)
         if len(arg_types) != len(inputs):
             raise InvalidArgumentError(f"{where}: function {node.op} takes {len(arg_types)} inputs, got {len(inputs)}")
-        props = cls.attrs_to_properties(cls.complete_attrs({"f": node.op, "Tout": tuple(map(tf_types.dtype_of, types))}))
+        attrs = {"f": node.op, "Tout": tuple(map(tf_types.dtype_of, types))}
+        if "_disable_call_shape_inference" in cls.attr_specs():  # tf.LegacyCall's property
+            attrs["_disable_call_shape_inference"] = ("_disable_call_shape_inference" in node.attr
+                                                      and node.attr["_disable_call_shape_inference"].b)
+        props = cls.attrs_to_properties(cls.complete_attrs(attrs))
         op = cls.create(operands=[v.ssa for v in inputs], result_types=types, properties=props,
-                        attributes={"device": StringAttr(node.device)})
-        self.block.add_op(op)
+                        attributes=self._attributes(node, cls))
+        results = self._add(node, op)
         self.offsets[node.name] = {a.name: i for i, a in enumerate(self.importer.fdefs[node.op].signature.output_arg)}
-        self.values[node.name] = [_Value(r, _spec_of_type(r.type)) for r in op.results]
+        self.values[node.name] = [_Value(r, _spec_of_type(r.type)) for r in results]
 
     def _result_types(self, node, cls, attrs, specs) -> list:
         shapes = node_defs.output_shapes(node)
@@ -459,17 +476,47 @@ class _Body:
         shapes = node_defs.output_shapes(node)
         types, specs = [], []
         for i, dtype in enumerate(t for _, ts in layout for t in ts):
-            dtype = dtype or dtypes.float32
-            shape = shapes[i] if i < len(shapes) else None
+            dtype = dtype or _guessed_dtype(node, i)
+            shape = self._unregistered_shape(node, shapes[i] if i < len(shapes) else None, i)
             types.append(tf_types.tensor_type(shape, dtype))
             specs.append(TensorSpec(shape, dtype))
         attrs = {k: node_defs.mlir_attr(v, f"node '{node.name}' attribute '{k}'")
                  for k, v in sorted(node.attr.items()) if not k.startswith("_")}
-        attrs["device"] = StringAttr(node.device)
+        attrs["device"] = StringAttr(node_defs.canonical_device(node))
+        cls = REGISTRY.get(self._class_name(node))  # a registered op printed as given: its properties stay so
+        declared = cls.get_irdl_definition().properties if cls is not None else {}
+        props = {k: attrs.pop(k) for k in list(attrs) if k in declared}
         op = UnregisteredOp.with_name("tf." + node.op).create(
-            operands=[v.ssa for v in inputs], result_types=types, attributes=attrs)
+            operands=[v.ssa for v in inputs], result_types=types, attributes=attrs, properties=props)
+        results = self._add(node, op)
+        self.values[node.name] = [_Value(r, s, tainted) for r, s in zip(results, specs)]
+
+    # --- what the tf_executor form (graphdef_executor.py) changes ---------------------------------
+
+    def _add(self, node, op) -> list:
+        """Put ``node``'s op in the function; the values that stand for its results."""
         self.block.add_op(op)
-        self.values[node.name] = [_Value(r, s, tainted) for r, s in zip(op.results, specs)]
+        return list(op.results)
+
+    def _attributes(self, node, cls) -> dict:
+        """The discardable attributes of ``node``'s op: its device, as TensorFlow canonicalizes it."""
+        return {"device": StringAttr(node_defs.canonical_device(node))}
+
+    def _class_name(self, node) -> str:
+        """The op class a node becomes."""
+        return "tf." + node.op
+
+    def _keeps_attributes(self) -> bool:
+        """Whether a NodeDef attribute tinytf's op class lacks is kept (to print) rather than refused."""
+        return False
+
+    def _unregistered_shape(self, node, recorded, index: int = 0):
+        """The shape output ``index`` of an op tinytf lacks is typed with: what ``_output_shapes`` recorded,
+        or for the ops TF types by their attributes (``IteratorGetNext``'s ``output_shapes``), those."""
+        typed = node_defs.attr_typed_outputs(node)
+        if typed is not None and index < len(typed):
+            return typed[index][0]
+        return recorded
 
     def _finish(self, name, results, arg_attrs, visibility) -> func.FuncOp:
         self.block.add_op(func.ReturnOp(*[v.ssa for v in results]))
@@ -477,6 +524,9 @@ class _Body:
         fn = func.FuncOp(name, (arg_types, [v.ssa.type for v in results]), Region(self.block), visibility,
                          arg_attrs=ArrayAttr(arg_attrs) if arg_attrs else None)
         return fn
+
+
+GraphImporter.body_class = _Body
 
 
 class _AnyArgument(dict):
@@ -502,11 +552,21 @@ def import_graph_def(graph_def, inputs=None, input_shapes=None, input_dtypes=Non
     node order, when None) and returns ``outputs``, with the library functions it calls.
 
     ``input_shapes`` / ``input_dtypes`` override each input's shape (a tuple, None dims unknown) and
-    dtype (by default the Placeholder's ``shape`` and ``dtype`` attributes)."""
+    dtype (by default the Placeholder's ``shape`` and ``dtype`` attributes). The tf_executor form, as
+    TensorFlow's importer writes it: ``graphdef_executor.import_graph_def_executor``."""
     nodes = list(graph_def.node)
-    by_name = {n.name: n for n in nodes}
     if inputs is None:
         inputs = [n.name for n in nodes if n.op == "Placeholder"]
+    feeds = graph_feeds(graph_def, inputs, input_shapes, input_dtypes)
+    importer = GraphImporter(graph_def.library, op_list, allow_unregistered)
+    importer.graph(nodes, feeds, list(outputs or []), prune=prune, name=name)
+    importer.check()
+    return importer.module(graph_def.versions if graph_def.HasField("versions") else None)
+
+
+def graph_feeds(graph_def, inputs, input_shapes=None, input_dtypes=None) -> list[Feed]:
+    """The ``Feed`` of each input tensor name, typed by the overrides or by its node's attributes."""
+    by_name = {n.name: n for n in graph_def.node}
     for what, given in (("shapes", input_shapes), ("data types", input_dtypes)):
         if given is not None and len(given) != len(inputs):
             raise InvalidArgumentError(f"{len(inputs)} input arrays but {len(given)} input {what}")
@@ -516,16 +576,14 @@ def import_graph_def(graph_def, inputs=None, input_shapes=None, input_dtypes=Non
         node = by_name.get(node_name)
         if node is None:
             raise InvalidArgumentError(f"input array '{ref}' names no node of the graph")
-        dtype = input_dtypes[i] if input_dtypes is not None and input_dtypes[i] is not None else _node_dtype(node)
+        index = tensor_name(ref)[1]
+        dtype = input_dtypes[i] if input_dtypes is not None and input_dtypes[i] is not None else _node_dtype(node, index)
         if input_shapes is not None and input_shapes[i] is not None:
             shape = tuple(input_shapes[i])
         else:
             shape = placeholder_shape(node, graph_def.versions.producer)
         feeds.append(Feed(ref if ":" in ref else f"{ref}:0", tf_types.tensor_type(shape, dtype), node_name))
-    importer = GraphImporter(graph_def.library, op_list, allow_unregistered)
-    importer.graph(nodes, feeds, list(outputs or []), prune=prune, name=name)
-    importer.check()
-    return importer.module(graph_def.versions if graph_def.HasField("versions") else None)
+    return feeds
 
 
 # GraphDefs up to producer 21 (TF <= 1.1) wrote a Placeholder without a shape as `shape {}`, a scalar:
@@ -543,12 +601,23 @@ def placeholder_shape(node, producer: int):
     return shape
 
 
-def _node_dtype(node):
+def _guessed_dtype(node, index: int):
+    """An output's dtype when no OpDef tells it: the node's type attribute, else float32."""
+    try:
+        return _node_dtype(node, index)
+    except InvalidArgumentError:
+        return dtypes.float32
+
+
+def _node_dtype(node, index: int = 0):
+    """The dtype of output ``index`` of ``node``, from its type attributes (a type, or a type list)."""
     from tinytf.formats.tensor_proto import dtype_from_enum
 
-    for key in ("dtype", "T"):
+    for key in ("dtype", "T", "output_types", "Tout", "dtypes"):
         if key in node.attr and node.attr[key].type:
             return dtype_from_enum(node.attr[key].type)
+        if key in node.attr and len(node.attr[key].list.type) > index:
+            return dtype_from_enum(node.attr[key].list.type[index])
     raise InvalidArgumentError(f"input array '{node.name}' ({node.op}): give its type (--tf-input-data-types)")
 
 
@@ -568,5 +637,15 @@ def read_graph_def(path: str):
             text = data.decode("utf-8")
         except UnicodeDecodeError:
             raise DataLossError(f"{path}: a text GraphDef must be UTF-8") from None
-        return protos.parse_text(cls, text, path)
-    return protos.parse(cls, data, path)
+        return _tf_words(lambda: protos.parse_text(cls, text, path))
+    return _tf_words(lambda: protos.parse(cls, data, path))
+
+
+def _tf_words(parse):
+    """A GraphDef that does not parse: tinytf's message, then TensorFlow's words for it."""
+    from tinytf.errors import DataLossError
+
+    try:
+        return parse()
+    except DataLossError as err:
+        raise DataLossError(f"{err.message} (Error parsing Protobuf: Could not parse input proto)") from None

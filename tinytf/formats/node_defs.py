@@ -18,7 +18,9 @@ tinytf could not honour it.
 """
 from __future__ import annotations
 
-from xdsl.dialects.builtin import ArrayAttr, FloatAttr, IntegerAttr, StringAttr, SymbolRefAttr, f32, i64
+import re
+
+from xdsl.dialects.builtin import ArrayAttr, FloatAttr, IntegerAttr, StringAttr, SymbolRefAttr, UnitAttr, f32, i64
 
 from tinytf.errors import InvalidArgumentError, UnimplementedError
 from tinytf.formats import tensor_proto
@@ -116,6 +118,8 @@ def mlir_attr(value, where: str):
         if lst.b:
             return ArrayAttr([IntegerAttr.from_bool(bool(b)) for b in lst.b])
         return ArrayAttr([IntegerAttr(int(i), i64) for i in lst.i])
+    if field is None:
+        return UnitAttr()  # (an AttrValue with nothing set, as TF's importer reads it)
     raise UnimplementedError(f"{where}: cannot import an attribute holding '{field}'")
 
 
@@ -130,8 +134,10 @@ def _is_empty(value) -> bool:
 
 
 def _is_type_like(value) -> bool:
+    """A dtype or a list of dtypes or shapes (T, Tout, output_shapes): facts about the results' types,
+    which tinytf infers."""
     field = value.WhichOneof("value")
-    return field == "type" or (field == "list" and len(value.list.type) > 0)
+    return field == "type" or (field == "list" and (len(value.list.type) > 0 or len(value.list.shape) > 0))
 
 
 def _op_def_roles(op_def) -> set[str]:
@@ -142,9 +148,10 @@ def _op_def_roles(op_def) -> set[str]:
     return roles
 
 
-def node_attrs(node, op_cls, op_def=None, where: str = "") -> dict:
+def node_attrs(node, op_cls, op_def=None, where: str = "", keep: dict | None = None) -> dict:
     """The Python attribute values (declared and derived) of ``node`` for ``op_cls``, defaults from the
-    OpDef where the class has none; UnimplementedError for an attribute tinytf cannot honour."""
+    OpDef where the class has none; UnimplementedError for an attribute tinytf cannot honour, unless
+    ``keep`` is given: it then gets them as MLIR attributes (to print, as TF's importer does)."""
     specs = op_cls.attr_specs()
     defaults = {a.name: a.default_value for a in op_def.attr if a.HasField("default_value")} if op_def else {}
     roles = _op_def_roles(op_def) if op_def else set()
@@ -159,6 +166,8 @@ def node_attrs(node, op_cls, op_def=None, where: str = "") -> dict:
         elif key.startswith("_") or _is_type_like(value) or key in roles \
                 or _is_empty(value) or (key in defaults and defaults[key] == value):
             continue
+        elif keep is not None:
+            keep[key] = mlir_attr(value, f"{where}attribute '{key}'")
         else:
             unsupported.append(f"{key}={_short(value)}")
     if unsupported:
@@ -208,12 +217,39 @@ _COUNT_ATTRS = ("num_split", "num", "N")
 _TYPE_LIST_ATTRS = ("Tout", "T", "dtypes", "output_types", "Tdense")
 
 
+# Ops TensorFlow's importer types by their own attributes (ImporterBase::InferOutputType): output
+# argument, the attribute listing the shapes, the one listing the dtypes (one shape and dtype: InfeedDequeue).
+ATTR_TYPED_OUTPUTS = {"IteratorGetNext": ("components", "output_shapes", "output_types"),
+                      "IteratorGetNextSync": ("components", "output_shapes", "output_types"),
+                      "MultiDeviceIteratorGetNextFromShard": ("components", "output_shapes", "output_types"),
+                      "InfeedDequeueTuple": ("outputs", "shapes", "dtypes"),
+                      "InfeedDequeue": ("output", "shape", "dtype")}
+
+
+def attr_typed_outputs(node) -> list[tuple] | None:
+    """``[(shape, dtype)]`` of an op of ATTR_TYPED_OUTPUTS, from its attributes; None for other ops."""
+    if node.op not in ATTR_TYPED_OUTPUTS:
+        return None
+    _, shapes_key, dtypes_key = ATTR_TYPED_OUTPUTS[node.op]
+    if shapes_key not in node.attr or dtypes_key not in node.attr:
+        return None
+    if node.op == "InfeedDequeue":
+        return [(_shape(node.attr[shapes_key].shape), tensor_proto.dtype_from_enum(node.attr[dtypes_key].type))]
+    shapes = list(node.attr[shapes_key].list.shape)
+    dtypes = list(node.attr[dtypes_key].list.type)
+    return [(_shape(shapes[i]) if i < len(shapes) else None, tensor_proto.dtype_from_enum(t))
+            for i, t in enumerate(dtypes)]
+
+
 def output_layout(node, op_def=None, op_cls=None, used: int = 0) -> list[tuple[str, list]]:
     """``[(output argument name, [dtype or None per tensor])]`` of ``node``, from its OpDef, else from
     tinytf's op class; ``used`` (1 + the highest output index its consumers name) sizes what
     neither tells."""
     if op_def is not None:
         return [(arg.name, _arg_dtypes(arg, node, op_def)) for arg in op_def.output_arg]
+    typed = attr_typed_outputs(node) if op_cls is None else None
+    if typed is not None:
+        return [(ATTR_TYPED_OUTPUTS[node.op][0], [dtype for _, dtype in typed])]
     if op_cls is None:
         shapes = node.attr["_output_shapes"].list.shape if "_output_shapes" in node.attr else ()
         return [("output", [None] * max(len(shapes), used))]
@@ -247,3 +283,39 @@ def output_shapes(node) -> list:
     if "_output_shapes" not in node.attr:
         return []
     return [_shape(s) for s in node.attr["_output_shapes"].list.shape]
+
+
+# --- devices -------------------------------------------------------------------------------------
+
+_DEVICE_PART = re.compile(r"/(job|replica|task|device|cpu|CPU|gpu|GPU):")
+
+
+def canonical_device(node) -> str:
+    """``node.device`` as TensorFlow's importer writes it (DeviceNameUtils' parse, then print): legacy
+    ``/cpu:0`` is ``/device:CPU:0``; a missing device type is CPU, a missing index 0.
+
+        canonical_device(node)   # "/job:worker/gpu:1" -> "/job:worker/device:GPU:1"
+    """
+    text = node.device
+    if not text:
+        return ""
+    parts, rest = {}, text
+    while rest and rest != "/":
+        m = _DEVICE_PART.match(rest)
+        if m is None:
+            raise InvalidArgumentError(f"Op tf.{node.op} has invalid device name: {text}")
+        key, rest = m.group(1), rest[m.end():]
+        end = len(rest) if "/" not in rest else rest.index("/")
+        value, rest = rest[:end], rest[end:]
+        if key == "device":
+            kind, _, index = value.partition(":")
+            parts["type"], parts["id"] = kind, index or "*"
+        elif key.lower() in ("cpu", "gpu"):
+            parts["type"], parts["id"] = key.upper(), value
+        else:
+            parts[key] = value
+        if not all(v == "*" or v for v in parts.values()):
+            raise InvalidArgumentError(f"Op tf.{node.op} has invalid device name: {text}")
+    parts = {k: v for k, v in parts.items() if v != "*"}
+    out = "".join(f"/{k}:{parts[k]}" for k in ("job", "replica", "task") if k in parts)
+    return out + f"/device:{parts.get('type', 'CPU')}:{parts.get('id', '0')}"  # (the importer's defaults)

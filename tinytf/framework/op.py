@@ -27,6 +27,7 @@ wrapping either). That is the whole dispatch story.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from xdsl.dialects.builtin import ArrayAttr, FileLineColLoc, SymbolRefAttr
 from xdsl.irdl import IRDLOperation, irdl_op_definition, traits_def
@@ -111,17 +112,58 @@ class Op(IRDLOperation):
         # TensorFlow prints properties sorted by name; a false unit attribute is left out.
         return {k: v for k, v in props.items() if v is not None}
 
+    # TensorFlow's constraints on attribute values beyond their kind, as its op definitions state them:
+    # {name: constraint}, a constraint being a callable on the raw attribute with a ``description``
+    # (tinytf/ops/verifiers.py makes them: ``i64_array(4)``, ``one_of("SAME", "VALID")``, ...).
+    ATTR_CONSTRAINTS: ClassVar[dict] = {}
+
     def verify_(self) -> None:
-        try:
-            self.attr_values()
-        except Exception as err:  # a malformed attribute or type must become a diagnostic
-            raise VerifyException(str(err)) from None
+        """TensorFlow's checks, in its order: the attributes (its op definitions' ``requires attribute
+        'k'`` and ``attribute 'k' failed to satisfy constraint: ...``), then the class's ``verify_ir``."""
+        for key, spec in self.__tf_attrs__.items():
+            if spec.derived:
+                try:
+                    getattr(self, key)
+                except Exception as err:  # a malformed type must become a diagnostic
+                    raise VerifyException(str(err)) from None
+                continue
+            raw = self.properties.get(key)
+            if raw is None:
+                raw = self.attributes.get(key)
+            if raw is None:
+                if spec.default is REQUIRED:
+                    raise VerifyException(f"{self.name}: missing attribute '{key}' (requires attribute '{key}')")
+                continue
+            constraint = self.ATTR_CONSTRAINTS.get(key)
+            try:
+                attributes.to_python(spec.kind, raw, f"{self.name} attribute '{key}'")
+            except Exception as err:  # a malformed attribute must become a diagnostic
+                what = constraint.description if constraint is not None else _ODS_KINDS.get(spec.kind, spec.kind)
+                raise VerifyException(f"{err} (attribute '{key}' failed to satisfy constraint: {what})") from None
+            if constraint is not None and not constraint(raw):
+                raise VerifyException(f"attribute '{key}' failed to satisfy constraint: {constraint.description}")
+        self.verify_ir()
+
+    def verify_ir(self) -> None:
+        """TensorFlow's structural checks of this op, as its op definition and C++ verifier make them
+        (operand and result counts, ranks and shapes, what constant operands may hold): raise xDSL's
+        ``VerifyException`` with TensorFlow's message; the driver prefixes ``'tf.X' op``. Unknown
+        ranks and dims pass. None by default."""
+
+
+# How TensorFlow's op definitions name the attribute kinds, in "failed to satisfy constraint: ..." messages.
+_ODS_KINDS = {"bool": "bool attribute", "unit": "unit attribute", "int": "64-bit signless integer attribute",
+              "float": "32-bit float attribute", "str": "string attribute", "ints": "64-bit integer array attribute",
+              "floats": "32-bit float array attribute", "strs": "string array attribute", "type": "any type attribute",
+              "types": "type array attribute", "shape": "TensorFlow shape attribute",
+              "shapes": "tensorflow shape attribute array", "func": "symbol reference attribute",
+              "tensor": "constant vector/tensor attribute"}
 
 
 # What an op class defines besides its operands, results and attributes: the rules (see the module
 # docstring and the engines' declared hooks) and what xDSL's operations already have.
 RULE_NAMES = frozenset({"infer", "compute", "compute_into", "compute_for", "kernel", "lower", "grad", "update",
-                        "batch", "bind", "name", "traits"})
+                        "batch", "bind", "name", "traits", "verify_ir"})
 RESERVED_FIELD_NAMES = RULE_NAMES | {k for k in dir(IRDLOperation) if not k.startswith("_")}
 
 

@@ -3,6 +3,13 @@
     >>> v = tt.Variable([1.0, 2.0])
     >>> v.assign_add([1.0, 1.0]); v.numpy()
     array([2., 3.], dtype=float32)
+    >>> with tt.name_scope("outer"): tt.Variable(1.0, name="v").name
+    'outer/v:0'
+
+Names are TensorFlow's: the current name scope, the name (``Variable`` by default; never made
+unique, as in TensorFlow's eager mode) and ``:0``; ``shared_name`` is the name without ``:0``,
+what checkpoints (``full_name``) and SavedModels (``SavedVariable.name``, ``VarHandleOp``) record,
+and what the kernels' errors name (TensorFlow's runtime names the resource, not the Python variable).
 
 A variable owns one numpy buffer, read-only to everyone else. An update holds the variable's
 reader-writer lock exclusively and writes the buffer in place when no reader holds it, else it
@@ -31,6 +38,7 @@ import numpy as np
 
 import tinytf.dtypes as dtypes
 from tinytf.errors import FailedPreconditionError, InvalidArgumentError
+from tinytf.framework import name_scope
 from tinytf.framework.op import REGISTRY
 
 _counter = itertools.count()
@@ -121,7 +129,7 @@ class Variable(AbstractVariable):
     def __init__(self, initial_value=None, trainable: bool = True, name: str | None = None, dtype=None,
                  shape=None):
         self.uid = next(_counter)  # global lock order
-        self.name = name or f"Variable_{self.uid}"
+        self.shared_name = _scoped_name("Variable" if name is None else name)
         self.trainable = bool(trainable)
         self._lock = RWLock()
         self._copy_on_read = False  # set by sparse updates: readers then get copies
@@ -141,6 +149,12 @@ class Variable(AbstractVariable):
         self._buffer = _frozen(value)
 
     # --- raw state (used by kernels) ----------------------------------------------------------
+
+    @property
+    def name(self) -> str:
+        """TensorFlow's name: the name scope, the name (``"Variable"`` by default), ``":0"``: ``"outer/v:0"``.
+        ``shared_name`` is the same without ``":0"`` (checkpoints' ``full_name``, a SavedModel's variables)."""
+        return self.shared_name + ":0"
 
     @property
     def dtype(self):
@@ -181,7 +195,7 @@ class Variable(AbstractVariable):
                     value = _frozen(value.copy())
         if value is None:
             raise FailedPreconditionError(
-                f"Error while reading resource variable {self.name}: the variable is uninitialized", "tf.ReadVariableOp")
+                f"Error while reading resource variable {self.shared_name}: the variable is uninitialized", "tf.ReadVariableOp")
         return value
 
     def _materialize(self) -> np.ndarray:
@@ -199,7 +213,7 @@ class Variable(AbstractVariable):
         value = self._buffer
         if value is None:
             raise FailedPreconditionError(
-                f"Error while reading resource variable {self.name}: the variable is uninitialized", "tf.ReadVariableOp")
+                f"Error while reading resource variable {self.shared_name}: the variable is uninitialized", "tf.ReadVariableOp")
         if value.__class__ is not np.ndarray:
             return value
         if self._device is None:
@@ -231,7 +245,7 @@ class Variable(AbstractVariable):
         with self._lock.cond:
             if self._buffer is None:
                 raise FailedPreconditionError(
-                    f"{op_name}: attempting to use uninitialized variable {self.name}", op_name)
+                    f"{op_name}: attempting to use uninitialized variable {self.shared_name}", op_name)
             if self._buffer.__class__ is not np.ndarray:
                 self._materialize()
             self._device = None  # the host value is about to change
@@ -259,14 +273,14 @@ class Variable(AbstractVariable):
         if dtypes.as_dtype(value.dtype) is not self._dtype:
             raise InvalidArgumentError(
                 f"{op_name}: trying to assign a {dtypes.as_dtype(value.dtype).name} value to variable "
-                f"{self.name} of dtype {self._dtype.name}", op_name)
+                f"{self.shared_name} of dtype {self._dtype.name}", op_name)
         declared = self._shape if self._buffer is None or not self.is_ref else self._buffer.shape
         # a resource variable keeps its shape once set; tf.Assign(validate_shape=False) may reshape a ref
         if declared is not None and (validate_shape or (self._buffer is not None and not self.is_ref)):
             if len(declared) != value.ndim or any(d is not None and d != s for d, s in zip(declared, value.shape)):
                 raise InvalidArgumentError(
                     f"{op_name}: trying to assign a value of shape {_shape_str(value.shape)} to variable "
-                    f"{self.name} of shape {_shape_str(declared)}", op_name)
+                    f"{self.shared_name} of shape {_shape_str(declared)}", op_name)
         with self._lock:
             current = self._buffer
             if adopt:  # a dying input nobody else holds (the kernel API checked): take it without a copy
@@ -325,10 +339,15 @@ class Variable(AbstractVariable):
         return len(self.read())
 
     def __repr__(self) -> str:
+        # TensorFlow's: <tf.Variable 'v:0' shape=(2,) dtype=float32, numpy=array([1., 2.], dtype=float32)>
         buffer = self._buffer
-        value = "<uninitialized>" if buffer is None else repr(np.asarray(buffer))
-        return (f"<tt.Variable '{self.name}' shape={tuple(self.shape) if self.shape is not None else None} "
-                f"dtype={self._dtype.name}, numpy={value}>")
+        if buffer is None:
+            value = "<unavailable>"
+        else:
+            array = np.asarray(buffer)
+            value = repr(array.item()) if array.ndim == 0 else repr(array)  # numpy=1.0, as TensorFlow prints it
+        shape = "<unknown>" if self.shape is None else str(tuple(self.shape))
+        return f"<tt.Variable '{self.name}' shape={shape} dtype={self._dtype.name}, numpy={value}>"
 
 
 class RefVariable(Variable):
@@ -336,6 +355,17 @@ class RefVariable(Variable):
     value rather than a resource handle; reads, updates and locking are a Variable's."""
 
     is_ref = True
+
+
+def _scoped_name(name: str) -> str:
+    """TensorFlow's variable name in the current name scope: ``"v"`` in scope ``outer`` -> ``"outer/v"``;
+    ``"a/"`` is absolute (``"a"``); ``""`` stays ``""`` (TensorFlow's ``":0"``)."""
+    name = str(name)
+    if not name:
+        return ""
+    if name.endswith("/"):
+        return name[:-1]
+    return name_scope.prefixed(name)
 
 
 def _frozen(array: np.ndarray) -> np.ndarray:

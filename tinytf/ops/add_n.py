@@ -64,3 +64,7 @@ def add_n(inputs, name=None):
     if not isinstance(inputs, list | tuple) or not inputs:
         raise InvalidArgumentError("add_n: inputs must be a non-empty list of tensors")
     return AddN.bind(*inputs)
+
+
+# The op functions (tinytf.runtime.namespaces puts them in tt.*; the rest are helpers).
+__all__ = ["add_n"]

@@ -19,6 +19,7 @@ from tinytf.framework.attributes import attr, derived
 from tinytf.framework.kernel import check_allocation
 from tinytf.framework.op import NoConstantFold, NotDifferentiable, Op, ReturnsOperands, register
 from tinytf.framework.tensor_spec import TensorSpec
+from tinytf.ops import verifiers as v
 from tinytf.ops.base import fmt_shape
 from tinytf.ops.operands import (
     folding,
@@ -73,6 +74,7 @@ class Identity(Op):
     name = "tf.Identity"
     input = operand_def()
     output = result_def()
+    verify_ir = v.operands_same_as_results_or_ref
     traits = traits_def(Pure(), NoConstantFold(), ReturnsOperands())
 
     @staticmethod
@@ -205,6 +207,12 @@ class Fill(Op):
     output = result_def()
     traits = traits_def(Pure())
 
+    def verify_ir(self):
+        if not v.has_rank(self.dims, 1):
+            v.fail("requires dims to be a 1D tensor")
+        if not v.has_rank(self.value, 0):
+            v.fail("requires value to be a scalar")
+
     @classmethod
     @folding
     def infer(cls, dims, value):
@@ -311,3 +319,8 @@ def zeros_like(input, dtype=None, name=None):
 
 def ones_like(input, dtype=None, name=None):
     return _like(OnesLike, input, dtype, 1)
+
+
+# The op functions (tinytf.runtime.namespaces puts them in tt.*; the rest are helpers).
+__all__ = ["constant", "identity", "identity_n", "cast", "stop_gradient", "fill", "zeros", "ones", "zeros_like",
+           "ones_like"]

@@ -19,6 +19,7 @@ from tinytf.errors import InvalidArgumentError
 from tinytf.framework.attributes import attr
 from tinytf.framework.op import Commutative, NotDifferentiable, Op, register
 from tinytf.framework.tensor_spec import TensorSpec
+from tinytf.ops import verifiers as v
 from tinytf.ops.base import broadcast_shapes, fmt_shape, same_dtype
 from tinytf.ops.type_lists import BOOL, NUMBER, REAL, Binary, Unary, check_types
 
@@ -28,6 +29,10 @@ class _Compare(Binary):
 
     TYPES: ClassVar = REAL
     traits = traits_def(NotDifferentiable())
+
+    def verify_ir(self):  # (Less, Greater, LogicalAnd, ...: ResultsBroadcastableShape, a bool result)
+        v.check_types(self, results={"z": v.BOOL})
+        v.results_broadcastable(self)
 
     @classmethod
     def infer(cls, x, y, **attrs):
@@ -42,6 +47,11 @@ class _Equality(_Compare):
     TYPES: ClassVar = NUMBER | BOOL | {"string"}
     incompatible_shape_error = attr(True)
     traits = traits_def(Commutative())
+
+    def verify_ir(self):
+        v.check_types(self, results={"z": v.BOOL})
+        if self.attr_values()["incompatible_shape_error"]:
+            v.results_broadcastable(self)
 
     @classmethod
     def infer(cls, x, y, *, incompatible_shape_error=True):
@@ -235,6 +245,27 @@ class Select(_Select):
     name = "tf.Select"
     BATCHING: ClassVar[str] = "loop"
 
+    def verify_ir(self):
+        t, e = self.t.type, self.e.type
+        if not v.cast_compatible(t, e):
+            v.fail("requires t and e have compatible shapes")
+        ts, es = v.shape(t), v.shape(e)
+        if ts is None and es is None:
+            return
+        data_rank = len(ts if ts is not None else es)
+        firsts = [s[0] for s in (ts, es) if s and s[0] is not None]
+        first = max(firsts) if firsts else None
+        c = v.shape(self.condition.type)
+        if c is None or len(c) in (0, data_rank):
+            return
+        if len(c) == 1:
+            if data_rank == 0:
+                v.fail("requires that t and e are nonscalar when pred is a vector")
+            if first is not None and c[0] is not None and first != c[0]:
+                v.fail("requires that, when pred is a vector, the shape matches the first dimension of t and e")
+            return
+        v.fail("requires that pred is a scalar OR has the same rank as t and e OR is a vector")
+
     @classmethod
     def infer(cls, condition, t, e):
         dtype = cls._check(condition, t, e)
@@ -275,6 +306,7 @@ class SelectV2(_Select):
     """
 
     name = "tf.SelectV2"
+    verify_ir = v.results_broadcastable
 
     @classmethod
     def infer(cls, condition, t, e):
@@ -309,3 +341,8 @@ def where(condition, x=None, y=None, name=None):
     if x is None or y is None:
         raise InvalidArgumentError("tt.where: give both x and y, or neither", "tf.SelectV2")
     return SelectV2.bind(condition, x, y)
+
+
+# The op functions (tinytf.runtime.namespaces puts them in tt.*; the rest are helpers).
+__all__ = ["equal", "not_equal", "less", "less_equal", "greater", "greater_equal", "logical_and", "logical_or",
+           "logical_not", "where"]

@@ -21,6 +21,7 @@ from tinytf.framework import tf_types
 from tinytf.framework.attributes import attr, derived
 from tinytf.framework.op import CallsFunctions, NoConstantFold, Op, register
 from tinytf.framework.tensor_spec import TensorSpec
+from tinytf.ops import verifiers as v
 from tinytf.ops.base import fmt_shape
 
 
@@ -49,6 +50,10 @@ class _IfBase(Op):
     is_stateless = attr(kind="bool")
     Tout = derived("types", _result_types)
     Tin = derived("types", lambda op: _operand_types(op, 1), default=())
+
+    def verify_ir(self):
+        v.check_types(self, operands={"cond": v.TF_DTYPE, "input": v.TF_DTYPE})
+        v.check_branch_functions(self, [("'then_branch'", self.then_branch), ("'else_branch'", self.else_branch)])
 
     @staticmethod
     def infer(cond, *input, Tout, **_):
@@ -91,6 +96,17 @@ class _WhileBase(Op):
     shape_invariant = attr(False, kind="unit")
     T = derived("types", lambda op: _operand_types(op), default=())
 
+    def verify_ir(self):
+        cond, body = v.lookup_function(self, self.cond), v.lookup_function(self, self.body)
+        if cond is None:
+            v.fail(f"cond refers to an undefined function : {self.cond.root_reference.data}")
+        if body is None:
+            v.fail(f"body refers to an undefined function : {self.body.root_reference.data}")
+        (cond_args, cond_results), (body_args, body_results) = v.function_type(cond), v.function_type(body)
+        if len(cond_results) != 1:
+            v.fail("requires cond function to have exactly one result")
+        v.check_while_types(self, cond_args, body_args, body_results, self.attr_values()["shape_invariant"])
+
     @classmethod
     def infer(cls, *input, parallel_iterations, shape_invariant, **_):
         if parallel_iterations < 1:
@@ -130,6 +146,12 @@ class _CaseBase(Op):
     branches = attr(kind="any")  # an array of symbol references: see branch_names
     is_stateless = attr(kind="bool")
     Tout = derived("types", _result_types)
+
+    def verify_ir(self):
+        if not v.has_rank(self.branch_index, 0):
+            v.fail(f"expects 'branch_index' to be a scalar, but got '{self.branch_index.type}'")
+        items = self.branches.data if isinstance(self.branches, ArrayAttr) else ()
+        v.check_branch_functions(self, [(f"branch #{i}", b) for i, b in enumerate(items)])
 
     @classmethod
     def infer(cls, branch_index, *input, Tout, branches, **_):

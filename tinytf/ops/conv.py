@@ -19,6 +19,7 @@ from tinytf.errors import InvalidArgumentError
 from tinytf.framework.attributes import attr
 from tinytf.framework.op import Op, register
 from tinytf.framework.tensor_spec import TensorSpec
+from tinytf.ops import verifiers as v
 from tinytf.ops.base import fmt_shape, same_dtype
 from tinytf.ops.conv_kernels import (
     jax_conv,
@@ -178,6 +179,12 @@ class Conv2D(_ConvForward):
     name = "tf.Conv2D"
     BATCHING: ClassVar[str] = "fold"
     use_cudnn_on_gpu = attr(True)
+    ATTR_CONSTRAINTS: ClassVar[dict] = {"strides": v.i64_array(), "padding": v.PADDING_EXPLICIT,
+                                        "explicit_paddings": v.i64_array(), "data_format": v.DATA_FORMAT,
+                                        "dilations": v.i64_array()}
+
+    def verify_ir(self):
+        verify_conv(self, 2)
 
     @staticmethod
     def grad(op, dy):  # Given upstream grad U and y = conv(x, w): dx = conv_backprop_input(U, w), dw = conv_backprop_filter(x, U)
@@ -263,6 +270,53 @@ class DepthwiseConv2dNativeBackpropFilter(_ConvBackpropFilter):
 
 
 # --- public functions (tf.nn) -------------------------------------------------------------------
+
+def verify_conv(op, spatial: int) -> None:
+    """TensorFlow's Conv2D / Conv3D verifier and its shape inference (``failed to infer returned types``)."""
+    attrs, n = op.attr_values(), spatial + 2
+    if not (v.has_rank(op.input, n) and v.has_rank(op.filter, n)):
+        v.fail(f"requires operands to be {n}D tensor")
+    pads = attrs["explicit_paddings"]
+    if attrs["padding"] == "EXPLICIT":
+        if not pads:
+            v.fail("requires attribute 'explicit_paddings' with 'EXPLICIT' padding mode")
+        if len(pads) != 2 * n:
+            v.fail(f"requires explicit_paddings attribute length to be {2 * n}")
+        if any(p < 0 for p in pads):
+            v.fail("requires non negative explicit paddings")
+    for what in ("strides", "dilations"):
+        if len(attrs[what]) != n:
+            v.fail(f"requires {what} attribute length to be {n}")
+        if any(x <= 0 for x in attrs[what]):
+            v.fail(f"requires positive {what}")
+    channels_first = attrs["data_format"].startswith("NC")
+    x, w = v.shape(op.input), v.shape(op.filter)
+    in_channels = None if x is None else x[1 if channels_first else -1]
+    if in_channels is not None and w is not None and w[-2] is not None and in_channels % w[-2]:
+        v.fail("requires the number of input channels to be divisible by the number of filter input channels; "
+               f"found {in_channels} and {w[-2]}, respectively")
+    # InferTensorType: batch from the input, channels from the filter, spatial dims by TensorFlow's window rule
+    out = [None] * n
+    spatial_dims = range(2, n) if channels_first else range(1, n - 1)
+    if x is not None:
+        out[0] = x[0]
+    if w is not None:
+        out[1 if channels_first else -1] = w[-1]
+    if x is not None and w is not None:
+        for i, dim in enumerate(spatial_dims):
+            if x[dim] is None or w[i] is None:
+                continue
+            stride, dilation = attrs["strides"][dim], attrs["dilations"][dim]
+            size = (w[i] - 1) * dilation + 1
+            if attrs["padding"] == "SAME":
+                out[dim] = (x[dim] + stride - 1) // stride
+            else:
+                low, high = (pads[2 * dim], pads[2 * dim + 1]) if attrs["padding"] == "EXPLICIT" else (0, 0)
+                out[dim] = (x[dim] + low + high - size + stride) // stride
+                if out[dim] < 0:
+                    v.fail("failed to infer returned types")
+    v.check_inferred(op, [v.tensor_type(tuple(out), v.element(op.input))])
+
 
 def conv2d(input, filters, strides, padding, data_format="NHWC", dilations=None, name=None):
     fmt = data_format or "NHWC"

@@ -12,19 +12,26 @@ from __future__ import annotations
 
 import numpy as np
 
+from tinytf.framework.kernel import check_allocation
 from tinytf.ops.window_kernels import (
     Window,
     checked_zeros,
     from_nhwc,
     has_no_elements,
+    im2col,
     pad_spatial,
+    padded,
     scatter_windows,
+    shifted,
     to_nhwc,
     widen_half,
     window_patches,
 )
 
 # --- numpy kernels -----------------------------------------------------------------------------
+# The forward kernels copy each window offset's strided slice once (im2col, KH * KW slice copies)
+# and make one BLAS call against the filter in its own HWIO layout (no copy of the filter); a 1x1
+# convolution is the matmul itself; a depthwise one is KH * KW shifted multiply-adds.
 
 def _hwio(w, depthwise):
     """The filter as HWIO; a depthwise [H, W, C, M] filter is a grouped [H, W, 1, C*M] one."""
@@ -32,22 +39,64 @@ def _hwio(w, depthwise):
     return w.reshape(kh, kw, 1, a * b) if depthwise else w
 
 
-def np_conv(x, w, win: Window, data_format, depthwise):
-    dtype = x.dtype
-    x, w = widen_half(to_nhwc(x, data_format)), widen_half(_hwio(w, depthwise))
-    if has_no_elements(win.output_nhwc) or has_no_elements(x.shape):
-        return checked_zeros(win, win.output_nhwc, dtype, data_format)
-    p = window_patches(pad_spatial(x, win.pads, 0, win=win), win)
+def _gemm_conv(xp, w, win: Window):
+    """An ungrouped convolution: im2col @ the [KH * KW * C, O] filter, one BLAS call."""
+    kh, kw, c, o = w.shape
+    cols = im2col(xp, win)
+    w2 = w.reshape(kh * kw * c, o)  # HWIO is already the im2col order: a view
+    return (cols.reshape(-1, kh * kw * c) @ w2).reshape(win.output_nhwc[:3] + (o,))
+
+
+def _depthwise_conv(xp, w, win: Window):
+    """Depthwise ([KH, KW, C, M] filter): the sum over window offsets of the shifted input times that
+    offset's filter taps, multiply-added into one buffer."""
+    kh, kw, c, m = w.shape
+    n, oh, ow, _ = win.output_nhwc
+    shape = (n, oh, ow, c) if m == 1 else (n, oh, ow, c, m)
+    check_allocation(win.op, shape, xp.dtype)
+    out = np.empty(shape, xp.dtype)
+    tmp = np.empty(shape, xp.dtype) if kh * kw > 1 else None
+    for i in range(kh):
+        for j in range(kw):
+            x_ij = shifted(xp, win, i, j)
+            w_ij = w[i, j, :, 0] if m == 1 else w[i, j]
+            if m > 1:
+                x_ij = x_ij[..., None]
+            if i == 0 and j == 0:
+                np.multiply(x_ij, w_ij, out=out)
+            else:
+                np.multiply(x_ij, w_ij, out=tmp)
+                np.add(out, tmp, out=out)
+    return out.reshape(n, oh, ow, c * m)
+
+
+def _grouped_conv(xp, w, win: Window):
+    """G groups of FI input channels each: one batched matmul over the groups."""
     kh, kw, fi, fo = w.shape
     g = win.groups
-    if g == 1:
-        out = np.tensordot(p, w, axes=([3, 4, 5], [2, 0, 1]))
-    elif fi == 1:  # depthwise: one input channel per group
-        out = np.einsum("nhwgij,ijgo->nhwgo", p, w.reshape(kh, kw, g, fo // g)).reshape(win.output_nhwc)
+    og = fo // g
+    cols = im2col(xp, win)
+    m = cols.shape[0] * cols.shape[1] * cols.shape[2]
+    a = cols.reshape(m, kh * kw, g, fi).transpose(2, 0, 1, 3).reshape(g, m, kh * kw * fi)
+    b = w.reshape(kh * kw, fi, g, og).transpose(2, 0, 1, 3).reshape(g, kh * kw * fi, og)
+    return np.matmul(a, b).transpose(1, 0, 2).reshape(win.output_nhwc[:3] + (fo,))
+
+
+def np_conv(x, w, win: Window, data_format, depthwise):
+    dtype = x.dtype
+    x, w = widen_half(to_nhwc(x, data_format)), widen_half(w)
+    if has_no_elements(win.output_nhwc) or has_no_elements(x.shape):
+        return checked_zeros(win, win.output_nhwc, dtype, data_format)
+    xp = padded(x, win)
+    if depthwise:
+        out = _depthwise_conv(xp, w, win)
+    elif win.groups == 1:
+        out = _gemm_conv(xp, w, win)
+    elif w.shape[2] == 1:  # as many groups as input channels: a depthwise convolution, multiplier O / C
+        kh, kw, _, fo = w.shape
+        out = _depthwise_conv(xp, w.reshape(kh, kw, win.groups, fo // win.groups), win)
     else:
-        og = fo // g
-        out = np.concatenate([np.tensordot(p[:, :, :, k * fi:(k + 1) * fi], w[..., k * og:(k + 1) * og],
-                                           axes=([3, 4, 5], [2, 0, 1])) for k in range(g)], axis=-1)
+        out = _grouped_conv(xp, w, win)
     return from_nhwc(out.astype(dtype, copy=False), data_format)
 
 
@@ -59,8 +108,8 @@ def np_conv_backprop_input(w, dy, win: Window, data_format, depthwise):
     kh, kw, fi, fo = w.shape
     n, oh, ow, _ = dy.shape
     g = win.groups
-    if g == 1:
-        cols = np.tensordot(dy, w, axes=([3], [3]))  # [N, OH, OW, KH, KW, C]
+    if g == 1:  # [N * OH * OW, O] @ [O, KH * KW * C]: the filter transposed by BLAS, not copied
+        cols = (dy.reshape(-1, fo) @ w.reshape(kh * kw * fi, fo).T).reshape(n, oh, ow, kh, kw, fi)
     else:
         cols = np.einsum("nhwgo,ijcgo->nhwijgc", dy.reshape(n, oh, ow, g, fo // g),
                          w.reshape(kh, kw, fi, g, fo // g), optimize=True).reshape(n, oh, ow, kh, kw, g * fi)
@@ -74,12 +123,13 @@ def np_conv_backprop_filter(x, dy, win: Window, data_format, depthwise):
     fi, fo = (1, a * b) if depthwise else (a, b)
     if has_no_elements(win.output_nhwc) or has_no_elements(x.shape):
         return checked_zeros(win, win.filter_shape, dtype)
-    p = window_patches(pad_spatial(x, win.pads, 0, win=win), win)
     n, oh, ow, _ = dy.shape
     g = win.groups
-    if g == 1:
-        dw = np.tensordot(p, dy, axes=([0, 1, 2], [0, 1, 2])).transpose(1, 2, 0, 3)
+    if g == 1:  # im2col^T @ dy: [KH * KW * C, O], already HWIO
+        cols = im2col(padded(x, win), win)
+        dw = (cols.reshape(-1, kh * kw * fi).T @ dy.reshape(-1, fo)).reshape(kh, kw, fi, fo)
     else:
+        p = window_patches(pad_spatial(x, win.pads, 0, win=win), win)
         dw = np.einsum("nhwgcij,nhwgo->ijcgo", p.reshape(n, oh, ow, g, fi, kh, kw),
                        dy.reshape(n, oh, ow, g, fo // g), optimize=True).reshape(kh, kw, fi, fo)
     return dw.reshape(win.filter_shape).astype(dtype, copy=False)

@@ -17,6 +17,7 @@ from xdsl.irdl import traits_def
 import tinytf.dtypes as dtypes
 from tinytf.errors import InvalidArgumentError
 from tinytf.framework.op import NotDifferentiable, register
+from tinytf.ops import verifiers as v
 from tinytf.ops.math import multiply
 from tinytf.ops.type_lists import FLOAT_COMPLEX, REAL, Binary, is_numpy
 
@@ -31,6 +32,7 @@ class Div(Binary):
     """x / y; integers truncate toward zero (C++ division).  "tf.Div"(%x, %y) : (...) -> ..."""
 
     name = "tf.Div"
+    verify_ir = v.same_element_types
 
     @staticmethod
     @np.errstate(all="ignore")

@@ -306,3 +306,8 @@ class IsFinite(_Predicate):
 
 def is_finite(x, name=None):
     return IsFinite.bind(x)
+
+
+# The op functions (tinytf.runtime.namespaces puts them in tt.*; the rest are helpers).
+__all__ = ["negative", "conj", "abs", "sign", "sqrt", "rsqrt", "square", "reciprocal", "floor", "ceil", "round",
+           "is_nan", "is_finite"]

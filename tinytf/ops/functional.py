@@ -1,4 +1,4 @@
-"""Calls of other functions in the module: PartitionedCall and StatefulPartitionedCall.
+"""Calls of other functions in the module: PartitionedCall, StatefulPartitionedCall and LegacyCall.
 
     %0 = "tf.PartitionedCall"(%x) <{config = "", config_proto = "", executor_type = "", f = @fn}>
            : (tensor<2xf32>) -> tensor<2xf32>
@@ -14,6 +14,7 @@ from tinytf.framework import tf_types
 from tinytf.framework.attributes import attr, derived
 from tinytf.framework.op import CallsFunctions, NoConstantFold, Op, register
 from tinytf.framework.tensor_spec import TensorSpec
+from tinytf.ops import verifiers as v
 
 
 class _Call(Op):
@@ -24,6 +25,9 @@ class _Call(Op):
     config_proto = attr("")
     executor_type = attr("")
     Tout = derived("types", lambda op: tuple(tf_types.dtype_of(r.type) for r in op.results))
+
+    def verify_ir(self):
+        v.check_call(self, self.f, self.args)
 
     @staticmethod
     def infer(*args, f, Tout, **_):
@@ -44,3 +48,27 @@ class StatefulPartitionedCall(_Call):
 
     name = "tf.StatefulPartitionedCall"
     traits = traits_def(NoConstantFold(), CallsFunctions("call", ("f",)))
+
+
+@register
+class LegacyCall(Op):
+    """Calls ``f`` with ``args``: a GraphDef node whose op is a library function, as TensorFlow's
+    GraphDef importer writes it (the callee may have side effects).
+
+        %0 = "tf.LegacyCall"(%x) <{_disable_call_shape_inference = false, f = @fn0}> : (tensor<2xf32>) -> tensor<*xf32>
+    """
+
+    name = "tf.LegacyCall"
+    args = var_operand_def()
+    output = var_result_def()
+    f = attr(kind="func")
+    _disable_call_shape_inference = attr(False)
+    Tout = derived("types", lambda op: tuple(tf_types.dtype_of(r.type) for r in op.results))
+    traits = traits_def(NoConstantFold(), CallsFunctions("call", ("f",)))
+
+    def verify_ir(self):
+        v.check_call(self, self.f, self.args, legacy=True)
+
+    @staticmethod
+    def infer(*args, f, Tout, **_):
+        return [TensorSpec(None, dtype) for dtype in Tout]

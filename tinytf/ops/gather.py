@@ -18,6 +18,7 @@ from tinytf.framework.op import Op, register
 from tinytf.framework.tensor_spec import TensorSpec
 from tinytf.ops import array, sequences
 from tinytf.ops import shape as shapes
+from tinytf.ops import verifiers as v
 from tinytf.ops.array import constant, zeros_like
 from tinytf.ops.base import fmt_shape
 from tinytf.ops.joining import concat
@@ -86,6 +87,25 @@ class GatherV2(Op):
     output = result_def()
     batch_dims = attr(0)
     traits = traits_def(Pure())
+
+    def verify_ir(self):
+        batch_dims, r = self.attr_values()["batch_dims"], v.rank(self.indices.type)
+        if r is not None:
+            if not -r <= batch_dims <= r:
+                v.fail(f"batch_dims ({batch_dims}) must be in range [{-r}, {r + 1})")
+            batch_dims += r if batch_dims < 0 else 0
+        if not v.rank_at_most(self.axis.type, 1):
+            v.fail("requires axis to have rank at most 1")
+        axis = v.const_ints(self.axis)
+        if not axis:
+            return
+        axis, params_rank = axis[0], v.rank(self.params.type)
+        if params_rank is not None:
+            if not -params_rank <= axis < params_rank:
+                v.fail(f"axis ({axis}) must be in range [{-params_rank}, {params_rank})")
+            axis += params_rank if axis < 0 else 0
+        if batch_dims >= 0 and 0 <= axis < batch_dims:
+            v.fail(f"requires axis ({axis}) to be greater than or equal to batch_dims ({batch_dims})")
 
     @classmethod
     @folding
@@ -198,6 +218,7 @@ class UnsortedSegmentSum(Op):
     num_segments = operand_def()
     output = result_def()
     traits = traits_def(Pure())
+    verify_ir = v.check_unsorted_segment
 
     @classmethod
     def infer(cls, data, segment_ids, num_segments):
@@ -270,3 +291,7 @@ def unsorted_segment_sum(data, segment_ids, num_segments, name=None):
 
 # tf.math.unsorted_segment_sum, as TensorFlow (tinytf.runtime.namespaces).
 __namespaces__ = {"unsorted_segment_sum": ("math",)}
+
+
+# The op functions (tinytf.runtime.namespaces puts them in tt.*; the rest are helpers).
+__all__ = ["gather", "unsorted_segment_sum"]

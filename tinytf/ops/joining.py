@@ -17,6 +17,7 @@ from tinytf.framework.attributes import attr, derived
 from tinytf.framework.op import NotDifferentiable, Op, register
 from tinytf.framework.tensor_spec import TensorSpec
 from tinytf.ops import shape as shapes
+from tinytf.ops import verifiers as v
 from tinytf.ops.array import constant, identity, zeros_like
 from tinytf.ops.base import fmt_shape, normalize_axis, same_dtype
 from tinytf.ops.operands import (
@@ -46,6 +47,24 @@ def _joined_shape(op_name: str, shapes_, axis: int, what: str = "Dimensions of i
     return out
 
 
+def split_dim_index(op) -> int | None:
+    """TensorFlow's VerifySplitInputAndSplitDim (Split, SplitV): the split dim when it is known."""
+    r = v.rank(op.split_dim.type)
+    if r is not None and r != 0:
+        v.fail("split dimension should be an integer scalar tensor")
+    s = v.shape(op.value.type)
+    if s is None:
+        return None
+    if not s:
+        v.fail("cannot split scalar input tensor")
+    dims = v.const_ints(op.split_dim)
+    if not dims:
+        return None
+    if not -len(s) <= dims[0] < len(s):
+        v.fail(f"split dimension must be in range [-{len(s)}, {len(s)})")
+    return dims[0] % len(s)
+
+
 @register
 class ConcatV2(Op):
     """``values`` joined along ``axis`` (the last operand).
@@ -58,6 +77,12 @@ class ConcatV2(Op):
     values = var_operand_def()
     axis = operand_def()
     output = result_def()
+
+    def verify_ir(self):
+        v.check_types(self, operands={"axis": v.INDEX})
+        if not v.rank_at_most(self.axis, 1):
+            v.fail("requires axis to be of scalar type (or vector type for older versions)")
+        v.check_types_compatibility([x.type for x in self.values], mask_one_dim=True)
     traits = traits_def(Pure())
 
     @classmethod
@@ -120,6 +145,32 @@ class ConcatOffset(Op):
     concat_dim = operand_def()
     shape = var_operand_def()
     offset = var_result_def()
+
+    def verify_ir(self):
+        n = len(self.shape)
+        if n < 2:
+            v.fail(f"requires N to be at least 2, got {n}")
+        if n != len(self.offset):
+            v.fail(f"requires sizes of shapes and offsets to be the same, got sizes {n} and {len(self.offset)}")
+        r = v.rank(self.concat_dim.type)
+        if r is not None and r != 0:
+            v.fail(f"requires concat_dim to be a scalar, got tensor of rank {r}")
+        length = None
+        for i, (shape, offset) in enumerate(zip(self.shape, self.offset)):
+            if not v.compatible_shapes(shape.type, offset.type):
+                v.fail(f"requires operand and result {i} to have compatible shapes")
+            s = v.shape(shape.type)
+            if s is None:
+                continue
+            if len(s) != 1:
+                v.fail(f"requires shape tensor operand {i} to be of rank 1, got tensor of rank {len(s)}")
+            if s[0] is None:
+                continue
+            if length is None:
+                length = s[0]
+            elif s[0] != length:
+                v.fail(f"requires shape tensor (rank 1) operand {i} to be of length {length}, got tensor (rank 1) of "
+                       f"length {s[0]}")
     traits = traits_def(Pure(), NotDifferentiable())
 
     @classmethod
@@ -163,6 +214,14 @@ class Pack(Op):
     values = var_operand_def()
     output = result_def()
     axis = attr(0)
+
+    def verify_ir(self):
+        types = [x.type for x in self.values]
+        v.check_types_compatibility(types)
+        r = next((v.rank(t) for t in types if v.is_ranked(t)), None)
+        axis = self.attr_values()["axis"]
+        if r is not None and not -r - 1 <= axis < r + 1:
+            v.fail(f"attribute 'axis' should be within range [{-r - 1}, {r + 1}); actual value: {axis}")
     traits = traits_def(Pure())
 
     @classmethod
@@ -216,6 +275,16 @@ class Unpack(Op):
     output = var_result_def()
     num = derived("int", lambda op: len(op.results))
     axis = attr(0)
+
+    def verify_ir(self):
+        s = v.shape(self.value.type)
+        if s is None:
+            return
+        r, axis = len(s), self.attr_values()["axis"]
+        if not -r <= axis < r:
+            v.fail(f"axis attribute must be in the range of [-{r}, {r})")
+        if s[axis % r] is not None and s[axis % r] != len(self.output):
+            v.fail(f"result count must be equal to {s[axis % r]}")
     traits = traits_def(Pure())
 
     @classmethod
@@ -273,6 +342,14 @@ class Split(Op):
     value = operand_def()
     output = var_result_def()
     num_split = derived("int", lambda op: len(op.results))
+
+    def verify_ir(self):
+        dim = split_dim_index(self)
+        if dim is None:
+            return
+        size = v.shape(self.value.type)[dim]
+        if size is not None and self.output and size % len(self.output):
+            v.fail(f"dimension #{dim} not divisible by the number of result tensors")
     traits = traits_def(Pure())
 
     @classmethod
@@ -347,6 +424,29 @@ class SplitV(Op):
     split_dim = operand_def()
     output = var_result_def()
     num_split = derived("int", lambda op: len(op.results))
+
+    def verify_ir(self):
+        sizes_shape = v.shape(self.size_splits.type)
+        if sizes_shape is None:
+            return
+        n = len(self.output)
+        if len(sizes_shape) != 1 or sizes_shape[0] not in (None, n):
+            v.fail(f"split sizes should be a 1D tensor of {n} elements")
+        dim = split_dim_index(self)
+        if dim is None:
+            return
+        size = v.shape(self.value.type)[dim]
+        sizes = v.const_ints(self.size_splits)
+        if size is None or sizes is None:
+            return
+        if sizes.count(-1) > 1:
+            v.fail("cannot have more than one dynamic dimension in split sizes")
+        total = sum(x for x in sizes if x != -1)
+        if -1 not in sizes and total != size:
+            v.fail(f"split sizes must sum up to the dimension size along split dimension, found {total} vs {size}")
+        if -1 in sizes and total > size:
+            v.fail("split sizes must sum up to be less than or equal to the dimension size along split dimension, "
+                   f"found {total} vs {size}")
     traits = traits_def(Pure())
 
     @classmethod
@@ -398,3 +498,7 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
             raise InvalidArgumentError(f"tt.split: cannot infer num from size_splits {num_or_size_splits!r}",
                                        SplitV.name)
     return list(SplitV.bind(value, index_operand(num_or_size_splits), index_operand(axis), num_split=num))
+
+
+# The op functions (tinytf.runtime.namespaces puts them in tt.*; the rest are helpers).
+__all__ = ["concat", "stack", "unstack", "split"]

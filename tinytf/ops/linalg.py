@@ -19,6 +19,7 @@ from tinytf.errors import InvalidArgumentError, UnimplementedError
 from tinytf.framework.attributes import attr
 from tinytf.framework.op import Op, register
 from tinytf.framework.tensor_spec import TensorSpec
+from tinytf.ops import verifiers as v
 from tinytf.ops.base import broadcast_shapes, fmt_shape, same_dtype
 from tinytf.ops.op_functions import ops
 from tinytf.ops.type_lists import COMPLEX, FLOAT, UNSIGNED, check_types
@@ -32,6 +33,39 @@ def _low_precision(x) -> bool:
 def _adjoint(xp, a):
     a = xp.swapaxes(a, -1, -2)
     return xp.conj(a) if a.dtype.kind == "c" else a
+
+
+def verify_batch_matmul(op, broadcast: bool) -> None:
+    """TensorFlow's BatchMatMul(V2) verifier: ranks, batch dims (equal, or broadcast for V2), output dims."""
+    for what, value in (("lhs", op.x), ("rhs", op.y)):
+        if not v.rank_at_least(value, 2):
+            v.fail(f"requires {what} operand to have rank at least two")
+    x, y = v.shape(op.x), v.shape(op.y)
+    if x is None or y is None:
+        return
+    xt, yt = v.type_of(op.x), v.type_of(op.y)
+    batch = []
+    if not broadcast:
+        if any(a is not None and b is not None and a != b for a, b in zip(x[:-2], y[:-2])):
+            v.fail(f"found mismatching batch dimensions for lhs shape '{xt}' and rhs shape '{yt}'")
+    else:
+        batch = v.broadcast_shape(x[:-2], y[:-2])
+        if batch is False:
+            v.fail(f"found incompatible broadcast batch dimensions for lhs shape '{xt}' and rhs shape '{yt}'")
+    out = v.shape(op.output.type)
+    if out is None:
+        return
+    if len(out) != max(len(x), len(y)):
+        v.fail(f"found invalid output rank, expected {max(len(x), len(y))} but got {len(out)}")
+    for want, got in zip(batch, out):
+        if want is not None and got is not None and want != got:
+            v.fail(f"has mismatching input batch dimension {want} and output batch dimension {got}")
+    attrs = op.attr_values()
+    rows = x[-1] if attrs["adj_x"] else x[-2]
+    cols = y[-2] if attrs["adj_y"] else y[-1]
+    for what, want, got in (("row", rows, out[-2]), ("col", cols, out[-1])):
+        if want is not None and got is not None and want != got:
+            v.fail(f"found invalid output dimension on {what}, expected {want} but got {got}")
 
 
 @register
@@ -50,6 +84,10 @@ class BatchMatMulV2(Op):
     traits = traits_def(Pure())
 
     TYPES: ClassVar = FLOAT | COMPLEX | UNSIGNED | {"int16", "int32", "int64"}
+
+    def verify_ir(self):
+        v.same_element_types(self)
+        verify_batch_matmul(self, broadcast=True)
 
     @classmethod
     def infer(cls, x, y, *, adj_x=False, adj_y=False, **_):
@@ -190,6 +228,10 @@ class Einsum(Op):
     output = result_def()
     equation = attr(kind="str")
     traits = traits_def(Pure())
+
+    def verify_ir(self):
+        if len(self.inputs) not in (1, 2):
+            v.fail("must have 1 or 2 operands")
 
     @classmethod
     def infer(cls, *inputs, equation):

@@ -77,3 +77,7 @@ def boolean_mask(tensor, mask, axis=None, name=None):
     flat = shapes.reshape(tensor, [*t_shape[:axis], math.prod(m_shape), *t_shape[axis + k:]])
     picked = shapes.reshape(where_indices(shapes.reshape(mask, [-1])), [-1])
     return gather(flat, picked, axis=axis)
+
+
+# The op functions (tinytf.runtime.namespaces puts them in tt.*; the rest are helpers).
+__all__ = ["boolean_mask"]

@@ -18,6 +18,7 @@ from tinytf.errors import InvalidArgumentError
 from tinytf.framework.attributes import attr
 from tinytf.framework.op import Commutative, Op, register
 from tinytf.framework.tensor_spec import TensorSpec
+from tinytf.ops import verifiers as v
 from tinytf.ops.base import check_dtype, fmt_shape, same_dtype
 from tinytf.ops.op_functions import ops
 from tinytf.ops.type_lists import (
@@ -44,6 +45,7 @@ class AddV2(Binary):
     """x + y.  %z = "tf.AddV2"(%x, %y) : (tensor<2xf32>, tensor<f32>) -> tensor<2xf32>"""
 
     name = "tf.AddV2"
+    verify_ir = v.same_element_types
     UFUNC: ClassVar = np.add
     traits = traits_def(Commutative())
 
@@ -65,6 +67,7 @@ class Add(Binary):
     """x + y, the legacy op that also concatenates strings.  "tf.Add"(%x, %y) : (...) -> ..."""
 
     name = "tf.Add"
+    verify_ir = v.same_element_types
     TYPES: ClassVar = NUMBER | {"string"}
     traits = traits_def(Commutative())
 
@@ -82,6 +85,7 @@ class Sub(Binary):
     """x - y.  %z = "tf.Sub"(%x, %y) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>"""
 
     name = "tf.Sub"
+    verify_ir = v.same_element_types
     UFUNC: ClassVar = np.subtract
 
     @staticmethod
@@ -105,6 +109,7 @@ class Mul(Binary):
     """x * y.  %z = "tf.Mul"(%x, %y) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>"""
 
     name = "tf.Mul"
+    verify_ir = v.same_element_types
     UFUNC: ClassVar = np.multiply
     traits = traits_def(Commutative())
 
@@ -113,10 +118,10 @@ class Mul(Binary):
         return xp.multiply(x, y)
 
     @staticmethod
-    def grad(op, dz):  # Given upstream grad dz and z = x * y: dx = dz * y, dy = dz * x
+    def grad(op, dz):  # Given upstream grad dz and z = x * y: dx = dz * conj(y), dy = dz * conj(x) (TF's, complex too)
         x, y = op.inputs
         skip = getattr(op, "skip_input_indices", None) or ()
-        return [None if 0 in skip else multiply(dz, y), None if 1 in skip else multiply(dz, x)]
+        return [None if 0 in skip else multiply(dz, ops.conj(y)), None if 1 in skip else multiply(dz, ops.conj(x))]
 
 
 def multiply(x, y, name=None):
@@ -128,6 +133,7 @@ class Pow(Binary):
     """x ** y.  %z = "tf.Pow"(%x, %y) : (tensor<3x4xf32>, tensor<f32>) -> tensor<3x4xf32>"""
 
     name = "tf.Pow"
+    verify_ir = v.same_element_types
     TYPES: ClassVar = SIGNED_NUMBER
 
     @staticmethod
@@ -172,6 +178,7 @@ class Maximum(_Extremum):
     """max(x, y), NaN if either is NaN.  %z = "tf.Maximum"(%x, %y) : (tensor<3xf32>, tensor<f32>) -> tensor<3xf32>"""
 
     name = "tf.Maximum"
+    verify_ir = v.same_element_types
     UFUNC: ClassVar = np.maximum
     traits = traits_def(Commutative())
 
@@ -195,6 +202,7 @@ class Minimum(_Extremum):
     """min(x, y), NaN if either is NaN.  %z = "tf.Minimum"(%x, %y) : (tensor<3xf32>, tensor<f32>) -> tensor<3xf32>"""
 
     name = "tf.Minimum"
+    verify_ir = v.same_element_types
     UFUNC: ClassVar = np.minimum
     traits = traits_def(Commutative())
 
@@ -247,6 +255,7 @@ class ClipByValue(Op):
     """
 
     name = "tf.ClipByValue"
+    verify_ir = v.same_element_types
     t = operand_def()
     clip_value_min = operand_def()
     clip_value_max = operand_def()
@@ -293,6 +302,7 @@ class MatMul(Op):
     """
 
     name = "tf.MatMul"
+    verify_ir = v.same_element_types
     BATCHING: ClassVar[str] = "matmul"
     a = operand_def()
     b = operand_def()

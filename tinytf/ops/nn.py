@@ -19,6 +19,7 @@ from tinytf.errors import InvalidArgumentError
 from tinytf.framework.attributes import attr
 from tinytf.framework.op import Elementwise, Op, register
 from tinytf.framework.tensor_spec import TensorSpec
+from tinytf.ops import verifiers as v
 from tinytf.ops.activation_grads import (
     SELU_ALPHA,
     SELU_SCALE,
@@ -51,6 +52,21 @@ class BiasAdd(Op):
     output = result_def()
     data_format = attr("NHWC")
     traits = traits_def(Pure())
+    ATTR_CONSTRAINTS: ClassVar[dict] = {"data_format": v.DATA_FORMAT}
+
+    def verify_ir(self):
+        nchw = self.attr_values()["data_format"] == "NCHW"
+        if not v.rank_at_least(self.value, 3 if nchw else 2):
+            v.fail(f"requires value operand to have rank at least {'three' if nchw else 'two'} with "
+                   f"`{'NCHW' if nchw else 'NHWC'}` data format")
+        if not v.has_rank(self.bias, 1):
+            v.fail("requires bias operand to have rank exactly one")
+        value, bias = v.shape(self.value), v.shape(self.bias)
+        if value is not None and bias is not None:
+            feature = value[1 if nchw else -1]
+            if feature is not None and bias[0] is not None and feature != bias[0]:
+                v.fail(f"requires channel dimension and feature dimension to match; found {feature} and {bias[0]}, "
+                       "respectively")
 
     @classmethod
     def infer(cls, value, bias, *, data_format):
@@ -89,6 +105,13 @@ class BiasAddGrad(Op):
     output = result_def()
     data_format = attr("NHWC")
     traits = traits_def(Pure())
+    ATTR_CONSTRAINTS: ClassVar[dict] = {"data_format": v.DATA_FORMAT}
+
+    def verify_ir(self):
+        nchw = self.attr_values()["data_format"] == "NCHW"
+        if not v.rank_at_least(self.out_backprop, 3 if nchw else 2):
+            v.fail(f"requires out_backprop operand to have rank at least {'three' if nchw else 'two'} with "
+                   f"`{'NCHW' if nchw else 'NHWC'}` data format")
 
     @classmethod
     def infer(cls, out_backprop, *, data_format):
@@ -249,6 +272,7 @@ class LeakyRelu(_Activation):
 
     name = "tf.LeakyRelu"
     alpha = attr(0.2)
+    ATTR_CONSTRAINTS: ClassVar[dict] = {"alpha": v.F32_ATTR}
 
     @staticmethod
     def kinds() -> str:

@@ -32,8 +32,11 @@ def _find(name: str):
 
     import tinytf.ops as ops
 
-    for info in pkgutil.iter_modules(ops.__path__):
-        module = importlib.import_module(f"tinytf.ops.{info.name}")
+    modules = [importlib.import_module(f"tinytf.ops.{info.name}") for info in pkgutil.iter_modules(ops.__path__)]
+    for module in modules:  # an op function a module lists in __all__ first: helpers share names (random_libm's cos)
+        if name in getattr(module, "__all__", ()):
+            return getattr(module, name)
+    for module in modules:  # then the helpers gradient rules use (scalar_like, ...)
         candidate = vars(module).get(name)
         if callable(candidate) and getattr(candidate, "__module__", None) == module.__name__:
             return candidate

@@ -17,6 +17,7 @@ from tinytf.framework.op import Op, register
 from tinytf.framework.tensor_spec import TensorSpec
 from tinytf.ops import array, sequences
 from tinytf.ops import shape as shapes
+from tinytf.ops import verifiers as v
 from tinytf.ops.array import constant
 from tinytf.ops.base import fmt_shape, same_dtype
 from tinytf.ops.joining import stack
@@ -46,6 +47,25 @@ class Tile(Op):
     input = operand_def()
     multiples = operand_def()
     output = result_def()
+
+    def verify_ir(self):
+        x, m, out = v.shape(self.input.type), v.shape(self.multiples.type), v.shape(self.output.type)
+        if m is not None and len(m) != 1:
+            v.fail(f"expected multiples to be rank 1, got rank = {len(m)}")
+        if x is not None and m is not None and m[0] is not None and (len(x) != m[0] or (not x and m[0] == 1)):
+            v.fail(f"expected size of multiples equal to rank of input, got multiples of size {m[0]}, and input of "
+                   f"rank {len(x)}")
+        if x is None or out is None:
+            return
+        if len(x) != len(out):
+            v.fail(f"expected rank of input to equal to rank of output, got input of rank {len(x)}, and output of "
+                   f"rank {len(out)}")
+        multiples = v.const_ints(self.multiples)
+        for i, (a, b, k) in enumerate(zip(x, out, multiples or ())):
+            if k < 0:
+                v.fail(f"expected multiples to be non-negative, got multiples[{i}] = {k}")
+            if a is not None and b is not None and b != a * k:
+                v.fail(f"requires input.shape[{i}] ({a}) * {k} to be equal to output.shape[{i}] ({b})")
     traits = traits_def(Pure())
 
     @classmethod
@@ -163,6 +183,7 @@ class Pad(_PadBase):
     """
 
     name = "tf.Pad"
+    verify_ir = v.paddings_are_2d
     input = operand_def()
     paddings = operand_def()
     output = result_def()
@@ -186,6 +207,7 @@ class PadV2(_PadBase):
     """
 
     name = "tf.PadV2"
+    verify_ir = v.paddings_are_2d
     input = operand_def()
     paddings = operand_def()
     constant_values = operand_def()
@@ -221,6 +243,7 @@ class MirrorPad(_PadBase):
     """
 
     name = "tf.MirrorPad"
+    verify_ir = v.paddings_are_2d
     input = operand_def()
     paddings = operand_def()
     output = result_def()
@@ -337,3 +360,7 @@ def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
     if is_python_value(constant_values):
         constant_values = constant(constant_values, tensor.dtype)
     return PadV2.bind(tensor, paddings, constant_values)
+
+
+# The op functions (tinytf.runtime.namespaces puts them in tt.*; the rest are helpers).
+__all__ = ["tile", "pad"]

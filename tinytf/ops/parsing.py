@@ -30,7 +30,7 @@ from tinytf.framework.attributes import attr, derived
 from tinytf.framework.op import NoConstantFold, NotDifferentiable, Op, register
 from tinytf.framework.tensor_spec import TensorSpec
 
-__namespaces__ = {"parse_example_v2": ()}  # tf.raw_ops only (TensorFlow's API is tf.io.parse_example)
+__all__ = []  # tf.raw_ops only (TensorFlow's API is tf.io.parse_example): no tt.* op functions
 
 _KINDS = {1: "bytes", 2: "float", 3: "int64"}
 _KIND_OF = {dtypes.string: "bytes", dtypes.float32: "float", dtypes.int64: "int64"}

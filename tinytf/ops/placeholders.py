@@ -14,7 +14,7 @@ from tinytf.framework.attributes import attr, derived
 from tinytf.framework.op import NoConstantFold, NotDifferentiable, Op, register
 from tinytf.framework.tensor_spec import TensorSpec
 
-__namespaces__ = {"placeholder_with_default": ()}  # tf.raw_ops only (tf.compat.v1's API)
+__all__ = []  # tf.raw_ops only (tf.compat.v1's API): no tt.* op functions
 
 
 @register

@@ -10,14 +10,17 @@ from __future__ import annotations
 
 import numpy as np
 
+from tinytf.framework.kernel import check_allocation
 from tinytf.ops.window_kernels import (
     Window,
     checked_zeros,
     from_nhwc,
     has_no_elements,
     pad_spatial,
+    padded,
     scatter_windows,
     shape_in_format,
+    shifted,
     to_nhwc,
     widen_half,
     window_patches,
@@ -29,12 +32,26 @@ def _lowest(dtype):
     return -np.inf if dtype.kind == "f" else np.iinfo(dtype).min
 
 
+def _window_reduce(xp, win: Window, ufunc, dtype):
+    """``ufunc`` (np.maximum, np.add) over the window offsets of every output pixel: KH * KW
+    shifted slices of the padded input folded into one buffer, no loop over pixels."""
+    kh, kw = win.kernel
+    check_allocation(win.op, win.output_nhwc, dtype)
+    out = np.empty(win.output_nhwc, dtype)
+    out[...] = shifted(xp, win, 0, 0)
+    for i in range(kh):
+        for j in range(kw):
+            if i or j:
+                ufunc(out, shifted(xp, win, i, j), out=out)
+    return out
+
+
 def np_max_pool(x, win: Window, data_format):
     x = to_nhwc(x, data_format)
     if has_no_elements(win.output_nhwc):
         return checked_zeros(win, win.output_nhwc, x.dtype, data_format)
-    patches = window_patches(pad_spatial(x, win.pads, _lowest(x.dtype), win=win), win)
-    return from_nhwc(patches.max(axis=(4, 5)), data_format)
+    xp = padded(x, win, _lowest(x.dtype))
+    return from_nhwc(_window_reduce(xp, win, np.maximum, x.dtype), data_format)
 
 
 def _argmax(x, win: Window):
@@ -78,7 +95,7 @@ def np_avg_pool(x, win: Window, data_format):
     x = widen_half(to_nhwc(x, data_format))
     if has_no_elements(win.output_nhwc):
         return checked_zeros(win, win.output_nhwc, dtype, data_format)
-    total = window_patches(pad_spatial(x, win.pads, 0, win=win), win).sum(axis=(4, 5))
+    total = _window_reduce(padded(x, win), win, np.add, x.dtype)
     return from_nhwc((total / _counts(win).astype(x.dtype)).astype(dtype, copy=False), data_format)
 
 

@@ -16,6 +16,7 @@ from tinytf.errors import InvalidArgumentError
 from tinytf.framework.attributes import attr
 from tinytf.framework.op import Op, register
 from tinytf.framework.tensor_spec import TensorSpec
+from tinytf.ops import verifiers as v
 from tinytf.ops.base import check_dtype, fmt_shape, same_dtype
 from tinytf.ops.op_functions import shape_tensor
 from tinytf.ops.pool_kernels import (
@@ -50,6 +51,8 @@ class _Pool(Op):
     data_format = attr("NHWC")
     traits = traits_def(Pure())
     KINDS: ClassVar[str] = "fiu"
+    ATTR_CONSTRAINTS: ClassVar[dict] = {"ksize": v.i64_array(4), "strides": v.i64_array(4), "padding": v.PADDING,
+                                        "explicit_paddings": v.i64_array(), "data_format": v.DATA_FORMAT}
 
     @classmethod
     def window(cls, input_shape, attrs) -> Window:
@@ -69,6 +72,8 @@ class MaxPool(_Pool):
 
     name = "tf.MaxPool"
     BATCHING: ClassVar[str] = "fold"
+    ATTR_CONSTRAINTS: ClassVar[dict] = {**_Pool.ATTR_CONSTRAINTS, "padding": v.PADDING_EXPLICIT,
+                                        "data_format": v.one_of("NHWC", "NCHW", "NCHW_VECT_C")}
     input = operand_def()
     output = result_def()
     explicit_paddings = attr((), kind="ints")
@@ -102,6 +107,12 @@ class MaxPoolGrad(_Pool):
     grad_ = operand_def()  # TensorFlow's operand 'grad' (the rule name grad is the gradient)
     output = result_def()
     explicit_paddings = attr((), kind="ints")
+    ATTR_CONSTRAINTS: ClassVar[dict] = {**_Pool.ATTR_CONSTRAINTS, "padding": v.PADDING_EXPLICIT}
+
+    def verify_ir(self):
+        for what, value in (("orig_input", self.orig_input), ("orig_output", self.orig_output), ("grad", self.grad_)):
+            if not v.has_rank(value, 4):
+                v.fail(f"requires {what} to be rank 4")
 
     @classmethod
     def infer(cls, orig_input, orig_output, grad, **attrs):
@@ -160,6 +171,9 @@ class AvgPool(_Pool):
     value = operand_def()
     output = result_def()
     KINDS: ClassVar[str] = "f"
+
+    def verify_ir(self):
+        v.check_types(self, operands={"value": v.FLOAT}, results={"output": v.FLOAT})
 
     @classmethod
     def infer(cls, value, **attrs):

@@ -24,6 +24,7 @@ from tinytf.framework import tf_types
 from tinytf.framework.attributes import attr, derived
 from tinytf.framework.op import NotDifferentiable, Op, register
 from tinytf.framework.tensor_spec import TensorSpec
+from tinytf.ops import verifiers as v
 from tinytf.ops.base import fmt_shape
 from tinytf.ops.type_lists import BOOL, NUMBER, REAL, check_types
 
@@ -161,6 +162,9 @@ class Mean(_Reduce):
 class _Extremum(_Reduce):
     TYPES: ClassVar = REAL
 
+    def verify_ir(self):
+        v.check_types(self, operands={"input": v.tensor_of(REAL, quantized=True), "reduction_indices": v.INDEX})
+
     @staticmethod
     def grad(op, dy):  # Given upstream grad U and y = max(x): dx = U / k at the k elements equal to y, else 0
         from tinytf.ops.array import cast
@@ -241,6 +245,10 @@ class Prod(_Reduce):
 class _Logical(_Reduce):
     TYPES: ClassVar = BOOL
     traits = traits_def(NotDifferentiable())
+
+    def verify_ir(self):
+        v.check_types(self, operands={"input": v.BOOL, "reduction_indices": v.INDEX})
+        v.check_reduction_dims(self.input, self.reduction_indices)
 
 
 @register

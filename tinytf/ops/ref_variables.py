@@ -24,7 +24,7 @@ from tinytf.ops import variable_updates
 from tinytf.ops.variable_updates import VariableUpdate
 
 # tf.raw_ops only: TensorFlow 2 has no tf.assign (tf.compat.v1.assign is a Python wrapper)
-__namespaces__ = {n: () for n in ("variable_v2", "assign", "assign_add", "assign_sub", "ref_operand", "check_same")}
+__all__ = []
 
 
 class RefSpec(TensorSpec):

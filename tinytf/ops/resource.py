@@ -25,6 +25,7 @@ from tinytf.framework.op import NoConstantFold, NotDifferentiable, Op, ResourceO
 from tinytf.framework.tensor_spec import TensorSpec
 from tinytf.framework.variables import AbstractVariable, Variable
 from tinytf.ops import variable_updates
+from tinytf.ops import verifiers as v
 from tinytf.ops.variable_updates import VariableUpdate
 
 
@@ -58,6 +59,11 @@ class VarHandleOp(Op):
     dtype = derived("type", lambda op: _resource_spec(op.results[0].type).dtype)
     shape = derived("shape", lambda op: _resource_spec(op.results[0].type).shape)
     traits = traits_def(NoConstantFold(), ResourceOp(), NotDifferentiable())
+
+    def verify_ir(self):  # (the handle's dtype and shape come from its one subtype)
+        subtypes = getattr(v.element(self.resource), "subtypes", None)
+        if subtypes is None or len(subtypes.data) != 1:
+            v.fail("must have exactly one subtype in the result resource type")
 
     @staticmethod
     def infer(*, dtype, shape, **_):

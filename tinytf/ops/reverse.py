@@ -69,3 +69,7 @@ def reverse(tensor, axis, name=None):
 
         tensor = constant(tensor)
     return ReverseV2.bind(tensor, index_operand(axis))
+
+
+# The op functions (tinytf.runtime.namespaces puts them in tt.*; the rest are helpers).
+__all__ = ["reverse"]

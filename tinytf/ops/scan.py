@@ -13,6 +13,7 @@ from xdsl.traits import Pure
 from tinytf.errors import InvalidArgumentError
 from tinytf.framework.attributes import attr
 from tinytf.framework.op import Op, register
+from tinytf.ops import verifiers as v
 from tinytf.ops.base import fmt_shape
 from tinytf.ops.reduction import INDEX_TYPES, index_constant
 from tinytf.ops.type_lists import NUMBER, check_types
@@ -26,6 +27,7 @@ class Cumsum(Op):
     """
 
     name = "tf.Cumsum"
+    verify_ir = v.check_cumulative
     x = operand_def()
     axis = operand_def()
     out = result_def()
@@ -76,3 +78,7 @@ class Cumsum(Op):
 
 def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
     return Cumsum.bind(x, index_constant(axis), exclusive=bool(exclusive), reverse=bool(reverse))
+
+
+# The op functions (tinytf.runtime.namespaces puts them in tt.*; the rest are helpers).
+__all__ = ["cumsum"]

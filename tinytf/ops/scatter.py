@@ -20,6 +20,7 @@ from tinytf.errors import InvalidArgumentError, UnimplementedError
 from tinytf.framework.op import Op, register
 from tinytf.framework.tensor_spec import TensorSpec
 from tinytf.ops import shape as shapes
+from tinytf.ops import verifiers as v
 from tinytf.ops.array import constant, zeros_like
 from tinytf.ops.base import fmt_shape
 from tinytf.ops.gather import gather
@@ -61,6 +62,15 @@ class TensorScatterUpdate(Op):
     updates = operand_def()
     output = result_def()
     traits = traits_def(Pure())
+
+    def verify_ir(self):
+        if not v.rank_at_least(self.tensor.type, 1):
+            v.fail("requires tensor operand to have at least 1 dimension")
+        if not v.rank_at_least(self.indices.type, 1):
+            v.fail("requires indices operand to have at least 1 dimension")
+        tensor, indices = v.shape(self.tensor.type), v.shape(self.indices.type)
+        if tensor is not None and indices is not None and indices[-1] is not None and indices[-1] > len(tensor):
+            v.fail("requires tensor operand with rank greater than or equal to the indices operand's last dimensions")
 
     @classmethod
     def infer(cls, tensor, indices, updates):
@@ -130,3 +140,7 @@ def tensor_scatter_update(tensor, indices, updates, name=None):
 
 # tf.tensor_scatter_nd_update is the public name of tf.TensorScatterUpdate.
 tensor_scatter_nd_update = tensor_scatter_update
+
+
+# The op functions (tinytf.runtime.namespaces puts them in tt.*; the rest are helpers).
+__all__ = ["tensor_scatter_nd_update"]

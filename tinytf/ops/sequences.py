@@ -17,6 +17,7 @@ from tinytf.framework.attributes import attr, derived
 from tinytf.framework.kernel import check_allocation
 from tinytf.framework.op import NotDifferentiable, Op, register
 from tinytf.framework.tensor_spec import TensorSpec
+from tinytf.ops import verifiers as v
 from tinytf.ops.array import cast, constant
 from tinytf.ops.base import fmt_shape, same_dtype
 from tinytf.ops.operands import (
@@ -128,6 +129,21 @@ class OneHot(Op):
     axis = attr(-1)
     traits = traits_def(Pure(), NotDifferentiable())
 
+    def verify_ir(self):
+        axis, r = self.attr_values()["axis"], v.rank(self.indices.type)
+        if r is not None and not (axis == -1 or 0 <= axis <= r):
+            v.fail(f"expected axis ({axis}) to be -1 or between [0, {r}]")
+        if axis < -1:
+            v.fail(f"expected axis ({axis}) to be -1 or between [0, rank(indices()))")
+        for what in ("depth", "on_value", "off_value"):
+            if not v.has_rank(getattr(self, what).type, 0):
+                v.fail(f"requires {what} to be a scalar")
+        depth = v.const_ints(self.depth)
+        if depth is not None and v.rank(v.type_of(self.depth)) != 0:
+            v.fail("requires depth to be a scalar")
+        if depth and depth[0] < 0:
+            v.fail(f"depth must be non-negative, got: {depth[0]}")
+
     @classmethod
     def infer(cls, indices, depth, on_value, off_value, *, axis):
         if indices.dtype not in (dtypes.uint8, dtypes.int8, dtypes.int32, dtypes.int64):
@@ -175,3 +191,7 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
                for v, default in ((on_value, 1), (off_value, 0)))
     return OneHot.bind(index_operand(indices), index_operand(depth, dtypes.int32), on, off,
                        axis=-1 if axis is None else axis)
+
+
+# The op functions (tinytf.runtime.namespaces puts them in tt.*; the rest are helpers).
+__all__ = ["range", "one_hot"]

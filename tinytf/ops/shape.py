@@ -21,6 +21,7 @@ from tinytf.framework import tf_types
 from tinytf.framework.attributes import attr, derived
 from tinytf.framework.op import NotDifferentiable, Op, register
 from tinytf.framework.tensor_spec import TensorSpec
+from tinytf.ops import verifiers as v
 from tinytf.ops.base import fmt_shape
 from tinytf.ops.operands import (
     check_index,
@@ -89,6 +90,59 @@ class Reshape(Op):
     output = result_def()
     traits = traits_def(Pure())
 
+    def verify_ir(self):
+        v.check_types(self, operands={"shape": v.INDEX})
+        expected = self.expected_type()
+        out, tensor = self.output.type, self.tensor.type
+        if not v.is_ranked(out):
+            return
+        n_out, n_in = v.num_elements(tf_types.shape_of(out)), v.num_elements(tf_types.shape_of(tensor))
+        if n_out is not None and n_in is not None and n_out != n_in:
+            v.fail(f"requires 'output' number of elements to match 'tensor' number of elements, but got {n_out} and "
+                   f"{n_in}")
+        if not v.cast_compatible(out, expected):
+            v.fail(f"requires 'output' type '{out}' to be cast compatible with expected type '{expected}'")
+
+    def expected_type(self):
+        """TensorFlow's GetReshapeOutputType: the output type the operands give (its errors are verifier errors)."""
+        element = v.element(self.tensor)
+        shape_type = self.shape.type
+        if not v.is_ranked(shape_type):
+            return v.tensor_type(None, element)
+        if len(shape_type.get_shape()) != 1:
+            v.fail(f"requires 'shape' to be rank 1, but got {len(shape_type.get_shape())}")
+        dims = v.const_ints(self.shape)
+        if dims is None:
+            n = tf_types.shape_of(shape_type)[0]
+            return v.tensor_type(None if n is None else (None,) * n, element)
+        unknown, known_size, zero = None, 1, False
+        for i, d in enumerate(dims):
+            if d == -1:
+                if unknown is not None:
+                    v.fail("requires 'shape' to have at most one dynamic dimension, but got multiple dynamic "
+                           f"dimensions at indices {unknown} and {i}")
+                unknown = i
+            elif d == 0:
+                zero = True
+            elif d > 0:
+                known_size *= d
+            else:
+                v.fail(f"requires 'shape' to have dimensions greater than -1, but got {d} at index {i}")
+        out = [None if d == -1 else d for d in dims]
+        tensor_shape = v.shape(self.tensor.type)
+        if unknown is not None and v.num_elements(tensor_shape) is not None:
+            size, tensor_zero = 1, False
+            for d in tensor_shape:
+                if d > 0 or not zero:
+                    size *= d
+                else:
+                    tensor_zero = True
+            missing = size // known_size if known_size else 0
+            if not tensor_zero and known_size * missing != size:
+                v.fail(f"requires 'tensor' number of elements be a multiple of {known_size}, but got {size}")
+            out[unknown] = missing
+        return v.tensor_type(tuple(out), element)
+
     @classmethod
     @folding
     def infer(cls, tensor, shape):
@@ -149,6 +203,12 @@ class Squeeze(Op):
     output = result_def()
     squeeze_dims = attr((), kind="ints")
     traits = traits_def(Pure())
+
+    def verify_ir(self):
+        r = v.rank(self.input.type)
+        for d in () if r is None else self.attr_values()["squeeze_dims"]:
+            if not -r <= d < r:
+                v.fail(f"squeeze dimension {d} not in [{-r}, {r})")
 
     @classmethod
     @folding
@@ -253,6 +313,10 @@ class Shape(Op):
     output = result_def()
     out_type = derived("type", _result_type, default=dtypes.int32)
     traits = traits_def(Pure(), NotDifferentiable())
+
+    def verify_ir(self):
+        v.check_types(self, results={"output": v.INDEX})
+        v.check_shape_result(self.input.type, self.output.type)
 
     @classmethod
     def infer(cls, input, *, out_type):
@@ -378,5 +442,5 @@ def broadcast_to(input, shape, name=None):
     return BroadcastTo.bind(input, index_operand(shape))
 
 
-# Helpers stay out of tt.*; the rest go where TensorFlow has them (tinytf.runtime.namespaces).
-__namespaces__ = {"reshape_dims": (), "broadcast_to_shape": (), "shape_of": ()}
+# The op functions (tinytf.runtime.namespaces puts them in tt.*; the rest are helpers).
+__all__ = ["reshape", "squeeze", "expand_dims", "shape", "size", "rank", "broadcast_to"]

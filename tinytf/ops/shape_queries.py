@@ -18,6 +18,7 @@ from tinytf.framework.attributes import derived
 from tinytf.framework.op import NoConstantFold, NotDifferentiable, Op, ResourceOp, register
 from tinytf.framework.tensor_spec import TensorSpec
 from tinytf.framework.variables import AbstractVariable
+from tinytf.ops import verifiers as v
 from tinytf.ops.shape import Shape
 
 
@@ -46,6 +47,14 @@ class ShapeN(Op):
     out_type = derived("type", _result_type, default=dtypes.int32)
     traits = traits_def(Pure(), NotDifferentiable())
 
+    def verify_ir(self):
+        v.check_types(self, results={"output": v.INDEX})
+        n = len(self.input)
+        if len(self.output) != n:
+            v.fail(f"requires {n} result(s), got {len(self.output)} result(s)")
+        for i, (x, y) in enumerate(zip(self.input, self.output)):
+            v.check_shape_result(x.type, y.type, i)
+
     @classmethod
     def infer(cls, *input, out_type):
         _out_type(cls.name, out_type)
@@ -72,6 +81,17 @@ class VariableShape(Op):
     out_type = derived("type", _result_type, default=dtypes.int32)
     traits = traits_def(NoConstantFold(), ResourceOp(), NotDifferentiable())
 
+    def verify_ir(self):
+        v.check_types(self, results={"output": v.INDEX})
+        n = v.num_elements(v.shape(self.input.type))
+        if n is not None and n != 1:
+            v.fail("requires input to have one resource")
+        subtypes = getattr(v.element(self.input), "subtypes", None)
+        subtypes = subtypes.data if subtypes is not None else ()
+        if len(subtypes) > 1:
+            v.fail("requires resource input type to have at most 1 subtype")
+        v.check_shape_result(subtypes[0] if subtypes else None, self.output.type)
+
     @classmethod
     def infer(cls, input, *, out_type):
         out_type = _out_type(cls.name, out_type)
@@ -95,4 +115,8 @@ def variable_shape(input, out_type=dtypes.int32, name=None):
     return VariableShape.bind(input, out_type=dtypes.as_dtype(out_type))
 
 
-__namespaces__ = {"shape_n": ("top",), "variable_shape": ()}
+__namespaces__ = {"shape_n": ("top",)}
+
+
+# The op functions (tinytf.runtime.namespaces puts them in tt.*; the rest are helpers).
+__all__ = ["shape_n"]

@@ -20,6 +20,7 @@ from tinytf.framework.op import Op, register
 from tinytf.framework.tensor_spec import TensorSpec
 from tinytf.ops import array
 from tinytf.ops import shape as shapes
+from tinytf.ops import verifiers as v
 from tinytf.ops.array import constant, ones_like
 from tinytf.ops.base import fmt_shape, same_dtype
 from tinytf.ops.operands import (
@@ -153,6 +154,42 @@ class Slice(Op):
     begin = operand_def()
     size = operand_def()
     output = result_def()
+
+    def verify_ir(self):
+        if not v.same_type(v.element(self.input), v.element(self.output)):
+            v.fail("failed to verify that input and output must have same element type")
+        begin, size = v.shape(self.begin), v.shape(self.size)
+        if begin is not None and len(begin) != 1:
+            v.fail("requires begin operand to be 1D tensor")
+        if size is not None and len(size) != 1:
+            v.fail("requires size operand to be 1D tensor")
+        if begin is None or size is None or begin[0] is None or size[0] is None:
+            return
+        if begin[0] != size[0]:
+            v.fail("requires begin and size operands to have the same number of elements")
+        x, out = v.shape(self.input.type), v.shape(self.output.type)
+        if x is not None and begin[0] != len(x):
+            v.fail("requires number of elements in begin and size are equal to input rank")
+        if x is not None and out is not None and len(out) != len(x):
+            v.fail(f"requires output to have the same rank as input, but got input rank {len(x)} and output rank "
+                   f"{len(out)}")
+        begins, sizes = v.const_ints(self.begin), v.const_ints(self.size)
+        if begins is not None:
+            for i, b in enumerate(begins):
+                dim = None if x is None else x[i]
+                n = sizes[i] if sizes is not None else 0
+                if n == -1 and dim is not None:
+                    n = dim - b
+                got = None if out is None else out[i]
+                if got is not None and sizes is not None and got != n:
+                    v.fail(f"requires output size to have the same size of slice, got slice size {n} and output size "
+                           f"{got}")
+                if b < 0 or (dim is not None and b + n > dim):
+                    v.fail("requires 0 <= begin[i] <= begin[i] + size[i] <= Di")
+        elif x is not None and sizes is not None:
+            for n, dim in zip(sizes, x):
+                if n != -1 and dim is not None and n > dim:
+                    v.fail("requires size[i] <= Di, even if begin[i] is unknown at compile time")
     traits = traits_def(Pure())
 
     @classmethod
@@ -222,6 +259,30 @@ class _StridedSliceMasks(Op):
     end_mask = attr(0)
     new_axis_mask = attr(0)
     shrink_axis_mask = attr(0)
+
+    def verify_ir(self):
+        """TensorFlow's VerifyStridedSliceBase."""
+        expected = None
+        for operand in (self.begin, self.end, self.strides):
+            s = v.shape(operand)
+            if s is None:
+                continue
+            if len(s) != 1:
+                v.fail("requires begin, end and strides to be 1D tensors")
+            if s[0] is None:
+                continue
+            if expected is None:
+                if s[0] >= 32:
+                    v.fail("requires begin, end and strides operands with less than 32 elements")
+                expected = s[0]
+            elif s[0] != expected:
+                v.fail("requires begin, end and strides to have the same number of elements")
+        strides = v.const_ints(self.strides)
+        if strides is not None and 0 in strides:
+            v.fail("requires non-zero strides")
+        ellipsis = self.attr_values()["ellipsis_mask"] & 0xFFFFFFFF
+        if ellipsis & (ellipsis - 1):
+            v.fail("cannot have multiple ellipses")
 
     @classmethod
     def _spec_values(cls, begin, end, strides):
@@ -318,6 +379,12 @@ class StridedSliceGrad(_StridedSliceMasks):
     strides = operand_def()
     dy = operand_def()
     output = result_def()
+
+    def verify_ir(self):
+        r = v.rank(self.shape.type)
+        if r is not None and r != 1:
+            v.fail(f"'shape' operand must be 1D tensor, but got {r}D tensor")
+        super().verify_ir()
     traits = traits_def(Pure())
 
     @classmethod
@@ -374,6 +441,5 @@ def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, el
                              shrink_axis_mask=shrink_axis_mask)
 
 
-
-# Helpers stay out of tt.*; the rest go to the top level (tinytf.runtime.namespaces).
-__namespaces__ = {"strided_slice_from_key": (), "index_operand_dtype": ()}
+# The op functions (tinytf.runtime.namespaces puts them in tt.*; the rest are helpers).
+__all__ = ["slice", "strided_slice"]

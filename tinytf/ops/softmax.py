@@ -18,6 +18,7 @@ from xdsl.traits import Pure
 from tinytf.errors import InvalidArgumentError
 from tinytf.framework.op import Op, register
 from tinytf.framework.tensor_spec import TensorSpec
+from tinytf.ops import verifiers as v
 from tinytf.ops.base import broadcast_shapes, check_dtype, fmt_shape, normalize_axis, same_dtype
 from tinytf.ops.op_functions import ops as _ops
 
@@ -60,6 +61,10 @@ class Softmax(_LastAxis):
     """exp(x) / sum(exp(x)) over the last axis.  %y = "tf.Softmax"(%x) : (tensor<2x3xf32>) -> tensor<2x3xf32>"""
 
     name = "tf.Softmax"
+
+    def verify_ir(self):
+        if not v.rank_at_least(self.logits.type, 1):
+            v.fail("requires operand to have rank at least 1")
     BATCHING: ClassVar[str] = "leading_axes"
     softmax = result_def()
 
@@ -122,6 +127,16 @@ class SparseSoftmaxCrossEntropyWithLogits(Op):
     backprop = result_def()
     traits = traits_def(Pure())
 
+    def verify_ir(self):
+        if not v.has_rank(self.features.type, 2):
+            v.fail("requires features operand of rank two")
+        if not v.has_rank(self.labels.type, 1):
+            v.fail("requires labels operand of rank one")
+        features, labels = v.shape(self.features.type), v.shape(self.labels.type)
+        if features is not None and labels is not None and None not in (features[0], labels[0]) \
+                and features[0] != labels[0]:
+            v.fail("requires features and labels with matching first dimension")
+
     @classmethod
     def infer(cls, features, labels):
         dtype = check_dtype(cls.name, features, "f", "features")
@@ -177,6 +192,11 @@ class SoftmaxCrossEntropyWithLogits(Op):
     loss = result_def()
     backprop = result_def()
     traits = traits_def(Pure())
+
+    def verify_ir(self):
+        both = v.broadcast_shape(v.shape(self.features.type), v.shape(self.labels.type))
+        if both is False or (both is not None and len(both) != 2):
+            v.fail("requires features and labels to be broadcast compatible to rank two")
 
     @classmethod
     def infer(cls, features, labels):

@@ -31,10 +31,8 @@ from tinytf.framework.variables import AbstractVariable, Variable
 from tinytf.ops.ref_variables import RefSpec, ref_operand
 from tinytf.ops.variable_updates import VariableUpdate
 
-# tf.raw_ops only (TensorFlow exports these as tf.raw_ops.* too)
-__namespaces__ = {n: () for n in (
-    "resource_apply_gradient_descent", "resource_apply_momentum", "resource_apply_adam",
-    "apply_gradient_descent", "apply_momentum", "apply_adam")}
+# tf.raw_ops only (TensorFlow exports these as tf.raw_ops.* too): no tt.* op functions
+__all__ = []
 
 
 # --- shared rules ----------------------------------------------------------------------------------

@@ -231,3 +231,7 @@ class Erfc(Unary):
 
 def erfc(x, name=None):
     return Erfc.bind(x)
+
+
+# The op functions (tinytf.runtime.namespaces puts them in tt.*; the rest are helpers).
+__all__ = ["exp", "log", "log1p", "sin", "cos", "tanh", "sigmoid", "erf", "erfc"]

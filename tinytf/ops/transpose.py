@@ -15,6 +15,7 @@ from xdsl.traits import Pure
 from tinytf.errors import InvalidArgumentError
 from tinytf.framework.op import NotDifferentiable, Op, register
 from tinytf.framework.tensor_spec import TensorSpec
+from tinytf.ops import verifiers as v
 from tinytf.ops.array import constant
 from tinytf.ops.operands import (
     check_index,
@@ -57,6 +58,24 @@ class Transpose(Op):
     x = operand_def()
     perm = operand_def()
     y = result_def()
+
+    def verify_ir(self):
+        perm, x, y = v.shape(self.perm.type), v.shape(self.x.type), v.shape(self.y.type)
+        if perm is not None and len(perm) != 1:
+            v.fail(f"expected perm to be a 1-D Tensor, got perm of rank {len(perm)}")
+        if x is not None and y is not None and len(x) != len(y):
+            v.fail(f"x should be of the same rank with y, got x of rank {len(x)}, and y of rank {len(y)}")
+        if x is None or y is None or perm is None or perm[0] is None:
+            return
+        if len(x) != perm[0]:
+            v.fail(f"expected perm to be a 1-D Tensor of size equal to the rank of x, got perm of size {perm[0]}, and "
+                   f"x of rank {len(x)}")
+        for i, p in enumerate(v.const_ints(self.perm) or ()):
+            if not -len(x) <= p < len(x):
+                v.fail(f"perm[{i}]={p} must be in range [-{len(x)}, {len(x)})")
+            p %= len(x)
+            if y[i] is not None and x[p] is not None and y[i] != x[p]:
+                v.fail(f"requires y.shape[{i}] ({y[i]}) to be equal to x.shape[perm[{p}]] ({x[p]})")
     traits = traits_def(Pure())
 
     @classmethod
@@ -139,6 +158,11 @@ class InvertPermutation(Op):
     name = "tf.InvertPermutation"
     x = operand_def()
     y = result_def()
+
+    def verify_ir(self):
+        r = v.rank(self.x.type)
+        if r is not None and r != 1:
+            v.fail("requires input x to be 1-dimensional")
     traits = traits_def(Pure(), NotDifferentiable())
 
     @classmethod
@@ -166,5 +190,8 @@ def invert_permutation(x, name=None):
     return InvertPermutation.bind(index_operand(x))
 
 
-# Helpers stay out of tt.*; the rest go where TensorFlow has them (tinytf.runtime.namespaces).
-__namespaces__ = {"check_permutation": (), "invert_permutation": ("math",)}
+__namespaces__ = {"invert_permutation": ("math",)}  # where TensorFlow has it (tinytf.runtime.namespaces)
+
+
+# The op functions (tinytf.runtime.namespaces puts them in tt.*; the rest are helpers).
+__all__ = ["transpose", "invert_permutation"]

@@ -115,7 +115,36 @@ def _rank4(name, what, shape):
         raise InvalidArgumentError(f"{name}: {what} must be 4-dimensional, got shape {fmt_shape(shape)}", name)
 
 
+_WINDOWS: dict = {}  # the geometry of the windows seen, by op, shapes and attributes (kernels ask per call)
+
+
+def _cached(key, make):
+    """``make()``, remembered under ``key`` (a key that is not hashable: computed every time)."""
+    try:
+        win = _WINDOWS.get(key)
+    except TypeError:
+        return make()
+    if win is None:
+        win = make()
+        if len(_WINDOWS) >= 4096:
+            _WINDOWS.clear()
+        _WINDOWS[key] = win
+    return win
+
+
 def conv_window(name, input_shape, filter_shape, depthwise: bool, attrs) -> Window:
+    key = (name, input_shape, filter_shape, attrs["data_format"], attrs["padding"], tuple(attrs["strides"]),
+           tuple(attrs["dilations"]), tuple(attrs["explicit_paddings"]))
+    return _cached(key, lambda: _conv_window(name, input_shape, filter_shape, depthwise, attrs))
+
+
+def pool_window(name, input_shape, attrs, allow_explicit: bool) -> Window:
+    key = (name, input_shape, attrs["data_format"], attrs["padding"], tuple(attrs["ksize"]), tuple(attrs["strides"]),
+           tuple(attrs.get("explicit_paddings", ())), allow_explicit)
+    return _cached(key, lambda: _pool_window(name, input_shape, attrs, allow_explicit))
+
+
+def _conv_window(name, input_shape, filter_shape, depthwise: bool, attrs) -> Window:
     fmt = attrs["data_format"]
     _check_format(name, fmt)
     strides = _four(name, "strides", attrs["strides"], fmt)
@@ -152,7 +181,7 @@ def conv_window(name, input_shape, filter_shape, depthwise: bool, attrs) -> Wind
                   None if filter_shape is None else tuple(filter_shape), name)
 
 
-def pool_window(name, input_shape, attrs, allow_explicit: bool) -> Window:
+def _pool_window(name, input_shape, attrs, allow_explicit: bool) -> Window:
     fmt = attrs["data_format"]
     _check_format(name, fmt)
     ksize = tuple(attrs["ksize"])
@@ -260,6 +289,42 @@ def window_patches(x_padded, win: Window):
     _guard(win, (x_padded.shape[0], oh, ow, x_padded.shape[3], kh, kw), x_padded.dtype)  # an im2col copy's size
     view = sliding_window_view(x_padded, ((kh - 1) * dh + 1, (kw - 1) * dw + 1), axis=(1, 2))
     return view[:, ::sh, ::sw, :, ::dh, ::dw][:, :oh, :ow]
+
+
+def padded(x, win: Window, value=0):
+    """The NHWC input with the window's padding (itself when there is none)."""
+    (t, b), (lft, r) = win.pads
+    if not (t or b or lft or r):
+        return x
+    n, h, w, c = x.shape
+    shape = (n, h + t + b, w + lft + r, c)
+    check_allocation(win.op, shape, x.dtype)
+    out = np.full(shape, value, x.dtype) if value else np.zeros(shape, x.dtype)
+    out[:, t:t + h, lft:lft + w] = x
+    return out
+
+
+def shifted(xp, win: Window, i: int, j: int):
+    """[N, OH, OW, C]: the padded input under window offset (i, j) of every output pixel (a view)."""
+    (sh, sw), (dh, dw) = win.strides, win.dilations
+    _, oh, ow, _ = win.output_nhwc
+    return xp[:, i * dh:i * dh + (oh - 1) * sh + 1:sh, j * dw:j * dw + (ow - 1) * sw + 1:sw]
+
+
+def im2col(xp, win: Window):
+    """[N, OH, OW, KH, KW, C] (C-contiguous): every window of the padded input, one slice copy per offset."""
+    kh, kw = win.kernel
+    n, oh, ow, _ = win.output_nhwc
+    c = xp.shape[3]
+    if kh == kw == 1:
+        view = shifted(xp, win, 0, 0)
+        return (view if view.flags.c_contiguous else np.ascontiguousarray(view)).reshape(n, oh, ow, 1, 1, c)
+    check_allocation(win.op, (n, oh, ow, kh, kw, c), xp.dtype)
+    cols = np.empty((n, oh, ow, kh, kw, c), xp.dtype)
+    for i in range(kh):
+        for j in range(kw):
+            cols[:, :, :, i, j] = shifted(xp, win, i, j)
+    return cols
 
 
 def has_no_elements(shape):

@@ -16,7 +16,7 @@ from xdsl.ir import Attribute, Operation
 from tinytf.errors import InvalidArgumentError, NotFoundError
 from tinytf.mlir import location
 
-CALL_OPS = ("tf.PartitionedCall", "tf.StatefulPartitionedCall")
+CALL_OPS = ("tf.PartitionedCall", "tf.StatefulPartitionedCall", "tf.LegacyCall")
 
 
 def op_name(op: Operation) -> str:

@@ -5,13 +5,14 @@ without editing ``tinytf/__init__.py``.
     tt.math.reduce_sum(x, axis=0); tt.nn.relu(x); tt.linalg.matmul(a, b)
     tt.raw_ops.MatMul(a=a, b=b, transpose_a=False, transpose_b=True)
 
-An op module's public functions are the functions it defines whose names do not start with an
-underscore. A module may steer them with ``__namespaces__ = {"fn_name": ("math", "nn")}``.
+An op module's public op functions are the names in its ``__all__``, and only those: the other
+functions of an op module (parsers, shape helpers, checks) are its own, and a module without
+``__all__`` has none (its ops are reached through ``tt.raw_ops``). A module may steer its functions
+with ``__namespaces__ = {"fn_name": ("math", "nn")}``.
 """
 from __future__ import annotations
 
 import importlib
-import inspect
 import types
 
 from xdsl.irdl import VarOperandDef
@@ -28,6 +29,8 @@ MODULE_NAMESPACES = {
     "reduction": ("math", "top"),
     "comparison": ("math", "top"),
     "linalg": ("linalg", "top"),
+    "linalg_decompositions": ("linalg",),
+    "linalg_structure": ("linalg",),
     "array": ("top",),
     "sequences": ("top",),
     "shape": ("top",),
@@ -46,6 +49,9 @@ MODULE_NAMESPACES = {
 }
 # Namespaces that are packages of their own (classes and seed state beside the op functions): tt.<name>.
 PACKAGES = ("random",)
+# The namespaces tinytf/__init__.py makes itself; any other that an op module names (``__namespaces__``,
+# MODULE_NAMESPACES) becomes tt.<name> here.
+BUILT_IN_INIT = ("math", "nn", "linalg", "top")
 # Modules of the ops package that hold no public op functions.
 NOT_OP_MODULES = {"base", "type_lists", "resource", "functional", "tf_device", "op_functions", "activation_grads",
                   "operands", "strided_slice_plan"}
@@ -67,30 +73,27 @@ def op_modules() -> list:
             continue
     return out
 
-# TensorFlow's tf.linalg names (tf.linalg.matmul, tf.linalg.einsum, ...), wherever the op lives.
-LINALG = {"matmul", "matvec", "einsum", "tensordot", "norm", "trace", "diag", "diag_part", "det", "inv",
-          "cholesky", "qr", "svd", "eye", "band_part", "adjoint", "cross", "solve", "triangular_solve",
-          "matrix_transpose", "logdet", "lu", "pinv", "expm", "global_norm", "l2_normalize"}
+# TensorFlow's tf.linalg names (tf.linalg.matmul, tf.linalg.einsum, ...), wherever the op lives: only
+# names tinytf has (tests/unit/test_api_coverage.py checks each one exists).
+LINALG = {"matmul", "matvec", "einsum", "tensordot", "trace", "diag", "diag_part", "cholesky", "qr", "svd",
+          "band_part", "adjoint", "cross", "matrix_transpose", "lu"}
 # TensorFlow's tf.math names that live in non-math op modules here (tf.math.softmax, ...).
 TF_MATH = {"softmax", "log_softmax", "softplus", "sigmoid", "tanh", "invert_permutation", "top_k", "in_top_k",
-           "l2_normalize", "unsorted_segment_sum", "unsorted_segment_max", "unsorted_segment_min", "segment_sum",
-           "bincount", "count_nonzero", "where", "add_n", "cumsum", "cumprod", "reduce_logsumexp", "erf", "erfc"}
+           "unsorted_segment_sum", "unsorted_segment_max", "unsorted_segment_min", "segment_sum", "where", "add_n",
+           "cumsum", "cumprod", "erf", "erfc"}
 # tf.nn also re-exports some tf.math functions.
-NN_ALSO = {"sigmoid", "tanh", "softplus", "relu", "l2_normalize", "bias_add", "softmax", "log_softmax", "moments"}
+NN_ALSO = {"sigmoid", "tanh", "softplus", "relu", "bias_add", "softmax", "log_softmax"}
 # tf.<name> top-level aliases of tf.nn functions that TensorFlow also exports at the top.
 TOP_FROM_NN = {"sigmoid", "tanh"}
 
 
 def public_functions(module) -> dict:
-    """The module's ``__all__`` if it has one, else the functions it defines without a leading ``_``."""
-    names = getattr(module, "__all__", None)
-    if names is not None:
-        return {n: getattr(module, n) for n in names if callable(getattr(module, n, None))
-                and not isinstance(getattr(module, n), type)}
+    """The op functions the module lists in ``__all__`` (none without one)."""
     out = {}
-    for name, value in vars(module).items():
-        if name.startswith("_") or not inspect.isfunction(value) or value.__module__ != module.__name__:
-            continue
+    for name in getattr(module, "__all__", ()):
+        value = getattr(module, name)  # an AttributeError here is a wrong __all__: let it surface
+        if not callable(value) or isinstance(value, type):
+            raise TypeError(f"{module.__name__}.__all__ lists {name!r}, which is not an op function")
         out[name] = value
     return out
 
@@ -112,9 +115,11 @@ def build_namespaces() -> dict[str, dict]:
             if name in TOP_FROM_NN:
                 targets.add("top")
             for target in targets:
-                spaces[target].setdefault(name, fn)
+                spaces.setdefault(target, {}).setdefault(name, fn)
     for name in PACKAGES:
         spaces["top"][name] = importlib.import_module(f"tinytf.{name}")
+    for name in sorted(set(spaces) - set(BUILT_IN_INIT)):  # tt.image, tt.bitwise, ...: named by the op modules
+        spaces["top"].setdefault(name, make_namespace(name, spaces[name]))
     return spaces
 
 

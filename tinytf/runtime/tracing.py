@@ -222,8 +222,8 @@ class TracingContext:
         arg_attrs = ArrayAttr([DictionaryAttr({"tf._user_specified_name": StringAttr(n)}) for n in names])
         result_types = [v.type for v in values]
         fn = func.FuncOp(self.name, (arg_types, result_types), Region(self.block), visibility, arg_attrs=arg_attrs)
-        input_names = self.arg_names + [f"{self.captured_variables[i].name.lower()}_resource"
-                                        for i in range(len(self.captures))]
+        # a capture's input: its variable's name without ":0" ("dense/w:0" -> "dense/w_resource")
+        input_names = self.arg_names + [f"{var.shared_name.lower()}_resource" for var in self.captured_variables]
         fn.attributes["tf.entry_function"] = DictionaryAttr({
             "control_outputs": StringAttr(""),
             "inputs": StringAttr(",".join(input_names)),

@@ -63,7 +63,8 @@ class ObjectGraph:
         for node_id, obj in enumerate(self.objects):
             if isinstance(obj, Variable):
                 key = attribute_key(self.prefixes[node_id])
-                proto.nodes[node_id].attributes.add(name=VARIABLE_VALUE, full_name=obj.name, checkpoint_key=key)
+                # full_name: TensorFlow's variable name without ":0" ("mlp/dense/w")
+                proto.nodes[node_id].attributes.add(name=VARIABLE_VALUE, full_name=obj.shared_name, checkpoint_key=key)
                 self.variables.append((key, obj))
         _add_checkpoint_values_check(proto)
         self.proto = proto

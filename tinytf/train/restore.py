@@ -244,7 +244,7 @@ class NameBasedSaverStatus:
         self._unmatched = []
         for obj in ObjectGraph(root).objects:
             if isinstance(obj, Variable):
-                name = obj.name[:-2] if obj.name.endswith(":0") else obj.name
+                name = obj.shared_name  # the Saver's key: the variable's name without ":0"
                 if reader.has_tensor(name):
                     restore_variable(obj, reader.get_tensor(name), name)
                 else:

@@ -27,6 +27,11 @@ from tinytf.xla.values import functions
 ALIASING_ATTR = "tf.aliasing_output"
 KINDS = ("parameter", "resource", "constant")
 
+# Region ops (not calls) whose operands become their region's block arguments, by op class:
+# rule(op, operand_index) -> [block arguments]. tinytf/xla/spmd.py adds tf_device.replicate's, so a
+# variable written inside a replicated region is a written resource (donated, updated).
+REGION_ARGUMENTS: dict = {}
+
 
 @dataclass
 class Argument:
@@ -209,7 +214,12 @@ def written_resources(module: ModuleOp, name: str, memo: dict | None = None) -> 
     args = {a: a.index for a in fn.body.blocks[0].args}
     alias = dict(args)  # values that are (Identity copies of) an argument
     written: set[int] = set()
-    for op in fn.walk():
+    for op in fn.walk():  # (an op before the ops of its regions)
+        region_arguments = REGION_ARGUMENTS.get(type(op))
+        if region_arguments is not None:
+            for operand_index, operand in enumerate(op.operands):
+                if operand in alias:
+                    alias.update((arg, alias[operand]) for arg in region_arguments(op, operand_index))
         if has_trait(op, ReturnsOperands):
             alias.update((r, alias[v]) for v, r in zip(op.operands, op.results) if v in alias)
         if isinstance(op, VariableUpdate):

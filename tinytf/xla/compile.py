@@ -11,6 +11,17 @@ function's own outputs) aliased to that parameter; a ``"constant"`` argument (it
 ``constants``) is folded in and is not a parameter (so it is missing from InputMapping).
 Arguments carrying ``tf.aliasing_output`` and written resources are donated: XLA may write the
 output into the argument's buffer (``input_output_alias`` in the HLO header).
+
+Over several devices: ``in_shardings`` (one per argument: an HLO sharding string, a JAX sharding or
+None) and the IR's own (``mhlo.sharding`` argument attributes, ``tf.XlaSharding`` ops on the
+arguments, ``tf_device.replicate``) place the parameters; XLA's SPMD partitioner does the rest
+(tinytf/xla/spmd.py). The result then reports each parameter's sharding, the collectives of the
+partitioned program and the per-device memory:
+
+    result = tt.xla.compile(module, in_shardings=["{devices=[8,1]<=[8]}", None])
+    result.argument_shardings    # ['{devices=[8,1]<=[8]}', '{replicated}']
+    result.collectives()         # [Collective(kind='all-reduce', bytes=64, ...)]
+    result.memory()              # {'argument': ..., 'temp': ..., ...} per device
 """
 from __future__ import annotations
 
@@ -21,10 +32,13 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 
 import tinytf.dtypes as dtypes
-from tinytf.errors import UnimplementedError
+from tinytf.errors import InvalidArgumentError, UnimplementedError
 from tinytf.framework import tf_types
 from tinytf.framework.tensor_spec import TensorSpec
-from tinytf.xla import hlo_text
+from tinytf.ops import hlo_sharding
+from tinytf.ops.tf_device import ReplicateOp
+from tinytf.ops.xla_spmd import XlaSharding
+from tinytf.xla import hlo_text, spmd
 from tinytf.xla.arguments import Argument, aliasing_outputs, arguments, resolve, written_resources
 from tinytf.xla.lowering import Lowering, needs_x64
 from tinytf.xla.result import CompilationResult, OutputDescription, ResourceUpdate, XlaShape, XlaTupleShape
@@ -36,7 +50,8 @@ class Compilation:
     """One function with fixed argument shapes: traced, lowered and compiled once; callable."""
 
     def __init__(self, module: ModuleOp, fn: func.FuncOp, args: list[Argument], use_tuple_args: bool = False,
-                 return_tuple: bool = True, use_resource_updates_for_aliases: bool = False, donate: bool = True):
+                 return_tuple: bool = True, use_resource_updates_for_aliases: bool = False, donate: bool = True,
+                 *, in_shardings=None, out_shardings=None, value_shardings=None):
         import jax
 
         self.module, self.fn, self.args = module, fn, args
@@ -54,14 +69,17 @@ class Compilation:
         self.use_resource_updates_for_aliases = use_resource_updates_for_aliases
         self.meta: dict = {}
         lowering = Lowering(module)
+        self.plan = _sharding_plan(module, fn, self.params, in_shardings, out_shardings, value_shardings)
 
         def entry(*params):
             return self._body(lowering, params)
 
         entry.__name__ = _identifier(self.name)
-        self.jitted = jax.jit(entry, donate_argnums=self.donate_argnums, keep_unused=True)
-        avals = [jax.ShapeDtypeStruct(a.shape, a.dtype.np) for a in self.params]
-        with self.enabled(), warnings.catch_warnings():
+        placed = {} if self.plan is None else {"in_shardings": tuple(self.plan.in_shardings)}
+        self.jitted = jax.jit(entry, donate_argnums=self.donate_argnums, keep_unused=True, **placed)
+        shardings = self.plan.in_shardings if self.plan is not None else [None] * len(self.params)
+        avals = [jax.ShapeDtypeStruct(a.shape, a.dtype.np, sharding=s) for a, s in zip(self.params, shardings)]
+        with self.enabled(), warnings.catch_warnings(), self.placement():
             warnings.filterwarnings("ignore", message="Some donated buffers were not usable")
             self.lowered = self.jitted.lower(*avals)
             self.compiled = self.lowered.compile()
@@ -81,6 +99,30 @@ class Compilation:
         import jax
 
         return jax.enable_x64(True) if self.x64 else contextlib.nullcontext()
+
+    def placement(self):
+        """While lowering: the devices the computation spans (tf.XlaSharding's constraints use them)."""
+        import contextlib
+
+        return hlo_sharding.base_devices(self.plan.devices) if self.plan is not None else contextlib.nullcontext()
+
+    def _place_outputs(self, results: list) -> list:
+        """Sharding constraints on the outputs: a variable's new value keeps its parameter's placement
+        (so the buffer can be reused), an output the IR or the caller places goes there, and across
+        processes the others are replicated (each process reads them)."""
+        import jax
+
+        plan = self.plan
+        position = {a.index: p for p, a in enumerate(self.params)}
+        n = len(self.meta["outputs"])
+        wanted = [plan.out_shardings[k] if k < len(plan.out_shardings) else None for k in range(n)]
+        if plan.multi_process:
+            wanted = [plan.replicated() if w is None else w for w in wanted]
+        wanted += [plan.in_shardings[position[u.input_index]] for u in self.meta["updates"]]
+        out = []
+        for value, target in zip(results, wanted):
+            out.append(value if target is None else jax.lax.with_sharding_constraint(jax.numpy.asarray(value), target))
+        return out
 
     def _body(self, lowering: Lowering, params) -> tuple:
         values, resources, param_of = [], {}, {}
@@ -125,6 +167,8 @@ class Compilation:
         self.meta["updates"] = updates
         self.meta["shapes"] = [XlaShape(dtypes.as_dtype(v.dtype), tuple(int(d) for d in np.shape(v)))
                                for v in results]
+        if self.plan is not None and not self.use_resource_updates_for_aliases:
+            results = self._place_outputs(results)
         if len(results) == 1 and not self.return_tuple:
             return results[0]
         return tuple(results)
@@ -147,17 +191,95 @@ class Compilation:
             lowered=self.lowered,
             compiled=self.compiled,
             x64=self.x64,
+            argument_shardings=self._argument_shardings(),
+            output_shardings=self._output_shardings(),
+            num_devices=len(self.plan.devices) if self.plan is not None else 1,
         )
+
+    def _argument_shardings(self) -> list[str] | None:
+        """Each parameter's sharding as the compiled program has it (HLO text); None on one device."""
+        if self.plan is None:
+            return None
+        found = self.compiled.input_shardings[0]
+        return [spmd.describe(s, len(a.shape)) for s, a in zip(found, self.params)]
+
+    def _output_shardings(self) -> list[str] | None:
+        if self.plan is None:
+            return None
+        found = self.compiled.output_shardings
+        found = found if isinstance(found, list | tuple) else [found]
+        return [spmd.describe(s, len(shape.dims)) for s, shape in zip(found, self.meta["shapes"])]
+
+    def check_live(self, params) -> None:
+        """InvalidArgumentError for a parameter whose buffer an earlier call consumed (donated): passing
+        one to XLA can crash the process when it spans several devices."""
+        for k, p in enumerate(params):
+            deleted = getattr(p, "is_deleted", None)
+            if deleted is not None and deleted():
+                raise InvalidArgumentError(
+                    f"@{self.name} argument {self.param_indices[k]}: the buffer was donated to an earlier XLA "
+                    "call (an output reused it) and cannot be used again")
+
+    def conform(self, params: list) -> list:
+        """The parameters placed as the computation expects (numpy and JAX arrays alike): sharded
+        over its devices, or, on one device, a multi-device array brought back to the host."""
+        if self.plan is None:
+            for k, p in enumerate(params):
+                if getattr(getattr(p, "sharding", None), "num_devices", 1) > 1:
+                    params[k] = np.asarray(p)
+            return params
+        return [spmd.place(p, s) for p, s in zip(params, self.plan.in_shardings)]
 
     def __call__(self, *params):
         """Run on the parameters (numpy or JAX arrays, in parameter order); JAX arrays out: the
         function's outputs, then the written resources' new values."""
+        if self.plan is not None:
+            self.check_live(params)
+            params = self.conform(list(params))
+        else:
+            for p in params:  # a multi-device value (a mirrored variable's) for a one-device computation
+                if p.__class__ is not np.ndarray and getattr(getattr(p, "sharding", None), "num_devices", 1) > 1:
+                    params = self.conform(list(params))
+                    break
         if self.x64:
             with self.enabled():
                 out = self.compiled(*params)
         else:  # the hot path: no context to enter
             out = self.compiled(*params)
         return [out] if self.single else list(out)
+
+
+def _sharding_plan(module: ModuleOp, fn: func.FuncOp, params: list[Argument], in_shardings, out_shardings,
+                   value_shardings=None):
+    """How the parameters are placed (tinytf/xla/spmd.py), or None for a one-device computation:
+    ``in_shardings`` (explicit) win over the IR's, which win over ``value_shardings`` (the placements
+    the arguments bring). The IR is asked only when it has something to say (a tf.XlaSharding, an
+    mhlo.sharding, a replicate)."""
+    annotated = any(isinstance(op, XlaSharding | ReplicateOp) for op in module.walk()) or \
+        _has_sharding_attrs(fn)
+    n_args = len(fn.function_type.inputs.data)
+    given = list(in_shardings) if in_shardings is not None else None
+    brought = list(value_shardings) if value_shardings is not None else None
+    for what, listed in (("in_shardings", given), ("value shardings", brought)):
+        if listed is not None and len(listed) != n_args:
+            raise InvalidArgumentError(f"@{fn.sym_name.data} has {n_args} arguments, but {len(listed)} {what} "
+                                       "were given")
+    if not annotated and not any(s is not None for s in (*(given or ()), *(brought or ()), *(out_shardings or ()))):
+        return None
+    n_in, n_out = len(fn.function_type.inputs.data), len(fn.function_type.outputs.data)
+    ir_in, ir_out = [None] * n_in, [None] * n_out
+    if annotated:
+        from tinytf.passes.sharding_identification import function_shardings
+
+        ir_in, ir_out = function_shardings(fn, module)
+    return spmd.ShardingPlan.build(module, fn, [(a.index, a.shape) for a in params], ir_in, ir_out, given,
+                                   list(out_shardings) if out_shardings is not None else None, brought)
+
+
+def _has_sharding_attrs(fn: func.FuncOp) -> bool:
+    attrs = [*(fn.arg_attrs.data if fn.arg_attrs is not None else ()),
+             *(fn.res_attrs.data if fn.res_attrs is not None else ())]
+    return any("mhlo.sharding" in d.data for d in attrs)
 
 
 def _identifier(name: str) -> str:
@@ -168,7 +290,7 @@ def _identifier(name: str) -> str:
 def compile(func, input_shapes=None, input_types=None, use_tuple_args: bool = False,  # noqa: A001
             return_tuple: bool = True, *, input_dtypes=None, entry: str | None = None,
             constants: dict | None = None, use_resource_updates_for_aliases: bool = False,
-            donate: bool = True) -> CompilationResult:
+            donate: bool = True, in_shardings=None, out_shardings=None) -> CompilationResult:
     """Compile ``func`` for XLA with static ``input_shapes``; TensorFlow's compile result.
 
     ``func``: a func.func, a module (``entry`` picks the function; default as ``tt.load_mlir``),
@@ -176,6 +298,8 @@ def compile(func, input_shapes=None, input_types=None, use_tuple_args: bool = Fa
     (a tuple of dims, a TensorSpec, an array, or TensorFlow's ``"2,3:4"`` text); ``None`` takes the
     declared static types. ``input_types``: ``"parameter"`` / ``"resource"`` / ``"constant"`` per
     argument. ``input_dtypes``: dtypes where the IR does not say (an untyped resource).
+    ``in_shardings`` / ``out_shardings``: a sharding per argument / output (HLO text, OpSharding bytes,
+    a JAX sharding, or None: what the IR says, else replicated); one given wins over the IR's.
     """
     module, fn = resolve(func, entry)
     if input_shapes is None and hasattr(func, "input_specs"):  # a concrete function: its traced specs
@@ -183,5 +307,5 @@ def compile(func, input_shapes=None, input_types=None, use_tuple_args: bool = Fa
         input_shapes = specs
     args = arguments(fn, input_shapes, input_types, input_dtypes, constants)
     compilation = Compilation(module, fn, args, use_tuple_args, return_tuple, use_resource_updates_for_aliases,
-                              donate)
+                              donate, in_shardings=in_shardings, out_shardings=out_shardings)
     return compilation.result(use_tuple_args)

@@ -44,6 +44,10 @@ from tinytf.xla.values import op_name as op_name
 
 _MAX_CALL_DEPTH = 64
 
+# Region ops (not tf.* op classes) that lower by a rule of their own, by op class:
+# rule(lowering, op, values) -> results. tinytf/xla/spmd.py adds tf_device.replicate's.
+REGION_RULES: dict = {}
+
 
 def needs_x64(module: ModuleOp, extra=()) -> bool:
     """Whether any value of the module (or an ``extra`` dtype) is 64 bits wide."""
@@ -73,6 +77,7 @@ class Lowering(ControlFlowLowering):
         self.module = module
         self.table = functions(module)
         self.depth = 0
+        self.scopes: list[dict] = []  # the values of the blocks being lowered, innermost last (``lookup``)
 
     # --- functions and blocks -------------------------------------------------------------------
 
@@ -98,8 +103,25 @@ class Lowering(ControlFlowLowering):
         finally:
             self.depth -= 1
 
-    def run_block(self, block: Block, args: list) -> list:
-        env = dict(zip(block.args, args))
+    def run_block(self, block: Block, args: list, outer: dict | None = None) -> list:
+        """``block``'s ops on ``args`` (its arguments) and ``outer`` (values it uses from enclosing
+        regions); the values its terminator returns."""
+        env = dict(outer) if outer else {}
+        env.update(zip(block.args, args))
+        self.scopes.append(env)
+        try:
+            return self._run_ops(block, env)
+        finally:
+            self.scopes.pop()
+
+    def lookup(self, value):
+        """The lowered value of an SSA value of a block being lowered (KeyError when not yet known)."""
+        for env in reversed(self.scopes):
+            if value in env:
+                return env[value]
+        raise KeyError(value)
+
+    def _run_ops(self, block: Block, env: dict) -> list:
         for op in block.ops:
             name = op_name(op)
             if has_trait(op, IsTerminator):
@@ -119,6 +141,9 @@ class Lowering(ControlFlowLowering):
     # --- one op ---------------------------------------------------------------------------------
 
     def lower_op(self, op: Operation, name: str, values: list) -> list:
+        rule = REGION_RULES.get(type(op))
+        if rule is not None:
+            return rule(self, op, values)
         trait = calls_functions(op)
         if trait is not None:
             return self.lower_call(op, trait, values)

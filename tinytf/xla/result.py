@@ -91,6 +91,11 @@ class CompilationResult:
     ``lowered`` / ``compiled`` are JAX's ``Lowered`` and ``Compiled`` objects (``memory_analysis()``,
     ``cost_analysis()``, ``as_text()``); ``donated`` the argument indices whose buffers the
     computation may reuse; ``x64`` whether it runs with 64-bit types enabled.
+
+    Over several devices (``num_devices`` > 1): ``argument_shardings`` / ``output_shardings`` hold each
+    parameter's / output's sharding in HLO text (printed as ``// XlaInputSharding`` and
+    ``// XlaOutputSharding`` lines), ``collectives()`` lists what the partitioned program moves
+    between devices, ``memory()`` what XLA's memory analysis counts per device.
     """
 
     hlo_module_text: str
@@ -103,6 +108,9 @@ class CompilationResult:
     lowered: object = None
     compiled: object = None
     x64: bool = False
+    argument_shardings: list | None = None
+    output_shardings: list | None = None
+    num_devices: int = 1
 
     def lines(self) -> list[str]:
         out = []
@@ -112,6 +120,9 @@ class CompilationResult:
         out.append(f"// XlaOutputShape {self.xla_output_shape}")
         out += [str(o) for o in self.outputs]
         out += [str(r) for r in self.resource_updates]
+        if self.argument_shardings is not None:
+            out += [f"// XlaInputSharding index={i} {s}" for i, s in zip(self.input_mapping, self.argument_shardings)]
+            out += [f"// XlaOutputSharding index={k} {s}" for k, s in enumerate(self.output_shardings or ())]
         return out
 
     def __str__(self) -> str:
@@ -123,3 +134,22 @@ class CompilationResult:
 
     def memory_analysis(self):
         return self.compiled.memory_analysis()
+
+    def memory(self) -> dict[str, int]:
+        """Per-device bytes: argument, output, alias (donated buffers reused), temp, generated_code."""
+        from tinytf.xla.spmd import memory
+
+        return memory(self.compiled)
+
+    def collectives(self) -> list:
+        """The collectives of the optimized (partitioned) program: kind, bytes per device, group size."""
+        from tinytf.xla.spmd import collectives
+
+        return collectives(self.compiled.as_text(), self.num_devices)
+
+    def collective_bytes(self) -> dict[str, int]:
+        """Bytes per device moved by each kind of collective (the sum over the program's collectives)."""
+        out: dict[str, int] = {}
+        for c in self.collectives():
+            out[c.kind] = out.get(c.kind, 0) + c.bytes
+        return out

@@ -12,6 +12,12 @@ A resource argument takes a ``tt.Variable`` (or an array: its value); every othe
 array. Arguments that alias outputs (``tf.aliasing_output``) and written resources are donated:
 a JAX array passed there is consumed by the call, and passing it again raises
 InvalidArgumentError. (numpy arguments are copied to the device first, so they stay valid.)
+
+``in_shardings`` (which win over the IR's), the IR's own shardings and arguments that come placed
+over several devices (a JAX array with a multi-device sharding, a DVariable with its layout: used
+where the other two say nothing) make it a sharded computation (tinytf/xla/spmd.py): each call then places its arguments so (numpy arrays are split
+over the devices; every process passes the whole value) and checks first that no argument's
+buffer was donated before (a multi-device one can crash the process).
 """
 from __future__ import annotations
 
@@ -25,6 +31,7 @@ import tinytf.dtypes as dtypes
 from tinytf.errors import InvalidArgumentError
 from tinytf.framework import tf_types
 from tinytf.framework.variables import Variable
+from tinytf.xla import spmd
 from tinytf.xla.arguments import arguments, resolve
 from tinytf.xla.compile import Compilation
 from tinytf.xla.values import NeedsConstant
@@ -34,8 +41,9 @@ _CACHE_LIMIT = 32
 
 def _signature(value) -> tuple:
     if isinstance(value, Variable):
-        return (tuple(value.shape), value.dtype.np)
-    return (tuple(np.shape(value)), np.dtype(value.dtype) if hasattr(value, "dtype") else None)
+        return (tuple(value.shape), value.dtype.np, spmd.value_sharding(value))
+    return (tuple(np.shape(value)), np.dtype(value.dtype) if hasattr(value, "dtype") else None,
+            spmd.value_sharding(value))
 
 
 def _value_key(value) -> tuple:
@@ -46,8 +54,9 @@ def _value_key(value) -> tuple:
 class XlaFunction:
     """``module``'s function ``entry`` (default: as ``tt.load_mlir`` picks it), run through XLA."""
 
-    def __init__(self, module: ModuleOp, entry: str | None = None, donate: bool = True):
+    def __init__(self, module: ModuleOp, entry: str | None = None, donate: bool = True, in_shardings=None):
         self.module, self.fn = resolve(module, entry)
+        self.in_shardings = None if in_shardings is None else list(in_shardings)
         self.name = self.fn.sym_name.data
         self.donate = donate
         self.arg_types = list(self.fn.function_type.inputs.data)
@@ -91,8 +100,11 @@ class XlaFunction:
                      for i in range(len(args))]
             constants = {i: np.asarray(args[i]) for i in self.constant_args}
             checked = arguments(self.fn, shapes, kinds, types, constants)
+            found = [spmd.value_sharding(a) for a in args]  # where the IR and in_shardings say nothing
+            brought = found if any(s is not None for s in found) else None
             try:
-                return Compilation(self.module, self.fn, checked, donate=self.donate)
+                return Compilation(self.module, self.fn, checked, donate=self.donate, in_shardings=self.in_shardings,
+                                   value_shardings=brought)
             except NeedsConstant as err:
                 needed = err.entry_arguments(self.fn)
                 if needed is None or needed <= self.constant_args:
@@ -102,7 +114,8 @@ class XlaFunction:
     def _lookup(self, args) -> Compilation:
         """The compilation for ``args`` (arrays or Variables), through the per-signature fast cache."""
         try:  # the hot path: shapes and dtypes seen before, no constant arguments
-            key = tuple([(a.shape, a.dtype) for a in args])
+            key = tuple([(a.shape, a.dtype) if a.__class__ is np.ndarray else
+                         (a.shape, a.dtype, getattr(a, "sharding", None)) for a in args])
             comp = self._fast.get(key)
         except (AttributeError, TypeError):
             key = comp = None
@@ -174,7 +187,8 @@ class XlaFunction:
                     var = params[k]
                     if isinstance(var, Variable):
                         # a donated argument the function does not write gives up a copy, not the variable's value
-                        params[k] = var.device_value(_device_put) if on_device else var.read()
+                        put = _device_put if comp.plan is None else _placer(comp.plan.in_shardings[k])
+                        params[k] = var.device_value(put) if on_device else var.read()
             outs, updates = self._run(comp, params)
             for index, value in updates.items():
                 var = args[index]
@@ -197,6 +211,10 @@ def _device_put(array):
     import jax
 
     return jax.device_put(array)
+
+
+def _placer(sharding):
+    return lambda array: spmd.place(array, sharding)
 
 
 _MODULE_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()

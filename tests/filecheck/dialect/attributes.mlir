@@ -27,14 +27,15 @@ func.func @floats() {
 
 // Dictionaries sorted by name, properties and attributes alike; an op's results as one group
 // (`%0:2`, used as `%0#1`), and a name taken twice suffixed as MLIR suffixes it (cst, cst_0, cst_1).
+// The text's own names (%cst_5, %r, %first) are dropped, as MLIR's parser drops them.
 // CHECK-LABEL: func.func @names_and_order
 // CHECK-NEXT:    %cst = "tf.Const"() <{value = dense<1> : tensor<i32>}> {_a = 1 : i64, device = ""} : () -> tensor<i32>
 // CHECK-NEXT:    %cst_0 = "tf.Const"
 // CHECK-NEXT:    %cst_1 = "tf.Const"
-// CHECK-NEXT:    %[[G:[0-9]+]]:2 = "tf.Unpack"(%{{.*}}) <{axis = 0 : i64}> : (tensor<2xi32>) -> (tensor<i32>, tensor<i32>)
-// CHECK-NEXT:    %r:2 = "tf.TwoResults"() : () -> (tensor<i32>, tensor<i32>)
-// CHECK-NEXT:    %first, %second = "tf.TwoResults"() : () -> (tensor<i32>, tensor<i32>)
-// CHECK-NEXT:    return %[[G]]#1, %r#0, %second
+// CHECK-NEXT:    %0:2 = "tf.Unpack"(%cst_1) <{axis = 0 : i64}> : (tensor<2xi32>) -> (tensor<i32>, tensor<i32>)
+// CHECK-NEXT:    %1:2 = "tf.TwoResults"() : () -> (tensor<i32>, tensor<i32>)
+// CHECK-NEXT:    %2:2 = "tf.TwoResults"() : () -> (tensor<i32>, tensor<i32>)
+// CHECK-NEXT:    return %0#1, %1#0, %2#1
 func.func @names_and_order() -> (tensor<i32>, tensor<i32>, tensor<i32>) {
   %cst = "tf.Const"() {device = "", value = dense<1> : tensor<i32>, _a = 1} : () -> tensor<i32>
   %cst_5 = "tf.Const"() {value = dense<2> : tensor<i32>} : () -> tensor<i32>
@@ -101,8 +102,8 @@ func.func private @identity(%x: tensor<2xi32>) -> tensor<2xi32> {
 // Locations are read, and printed with --print-debuginfo (-mlir-print-debuginfo) only.
 // CHECK-LABEL: func.func @located
 // CHECK-NOT:     loc(
-// LOC-LABEL:   func.func @located(%x: tensor<f32> loc("arg.py":1:2)) -> tensor<f32> {
-// LOC-NEXT:      %0 = "tf.Neg"(%x) : (tensor<f32>) -> tensor<f32> loc("model.py":3:4)
+// LOC-LABEL:   func.func @located(%arg0: tensor<f32> loc("arg.py":1:2)) -> tensor<f32> {
+// LOC-NEXT:      %0 = "tf.Neg"(%arg0) : (tensor<f32>) -> tensor<f32> loc("model.py":3:4)
 // LOC-NEXT:      %1 = "tf.Abs"(%0) : (tensor<f32>) -> tensor<f32> loc(fused["Abs:", "model/abs"])
 // LOC-NEXT:      return %1 : tensor<f32> loc(unknown)
 func.func @located(%x: tensor<f32> loc("arg.py":1:2)) -> tensor<f32> {

@@ -7,7 +7,7 @@
 
 // CHECK-LABEL: func.func @cluster_and_launch
 // CHECK:         %[[C:.*]] = "tf_device.cluster"() <{policy = "by_device"}> ({
-// CHECK-NEXT:      %[[S:.*]] = "tf.AddV2"(%a, %b)
+// CHECK-NEXT:      %[[S:.*]] = "tf.AddV2"(%arg0, %arg1)
 // CHECK-NEXT:      tf_device.return %[[S]] : tensor<f32>
 // CHECK-NEXT:    }) {_xla_compile_device_type = "CPU"} : () -> tensor<f32>
 // CHECK-NEXT:    %[[L:.*]] = "tf_device.launch"() <{device = "/device:CPU:0"}> ({
@@ -43,7 +43,7 @@ func.func @cluster_and_launch(%a: tensor<f32>, %b: tensor<f32>) -> tensor<f32> {
 // The attribute dictionary is sorted, `operandSegmentSizes` is left out (the operands say it).
 
 // CHECK-LABEL: func.func @replicate
-// CHECK:         %[[R:[^:]+]]:4 = tf_device.replicate([%a, %b] as %[[RI:[^:]+]]: tensor<*xf32>, %c as %[[PI:[^:]+]]: tensor<i32>) {devices = {CORE_0 = ["/DEVICE:0", "/DEVICE:1"]}, n = 2 : i32} {
+// CHECK:         %[[R:[^:]+]]:4 = tf_device.replicate([%arg0, %arg1] as %[[RI:[^:]+]]: tensor<*xf32>, %arg2 as %[[PI:[^:]+]]: tensor<i32>) {devices = {CORE_0 = ["/DEVICE:0", "/DEVICE:1"]}, n = 2 : i32} {
 // CHECK-NEXT:      %[[N:.*]] = "tf.Neg"(%[[RI]])
 // CHECK-NEXT:      tf_device.return %[[N]], %[[PI]] : tensor<*xf32>, tensor<i32>
 // CHECK-NEXT:    }
@@ -52,7 +52,7 @@ func.func @cluster_and_launch(%a: tensor<f32>, %b: tensor<f32>) -> tensor<f32> {
 // CHECK-NEXT:    }
 // CHECK-NEXT:    return %[[R]]#1, %[[R]]#3 : tensor<*xf32>, tensor<i32>
 // GENERIC-LABEL: sym_name = "replicate"
-// GENERIC:         %{{[^:]+}}:4 = "tf_device.replicate"(%a, %b, %c) <{devices = {CORE_0 = ["/DEVICE:0", "/DEVICE:1"]}, n = 2 : i32, operandSegmentSizes = array<i32: 2, 1>}> ({
+// GENERIC:         %{{[^:]+}}:4 = "tf_device.replicate"(%arg0, %arg1, %arg2) <{devices = {CORE_0 = ["/DEVICE:0", "/DEVICE:1"]}, n = 2 : i32, operandSegmentSizes = array<i32: 2, 1>}> ({
 // GENERIC-NEXT:    ^bb0(%{{.*}}: tensor<*xf32>, %{{.*}}: tensor<i32>):
 // GENERIC:         }) : (tensor<*xf32>, tensor<*xf32>, tensor<i32>) -> (tensor<*xf32>, tensor<*xf32>, tensor<i32>, tensor<i32>)
 // GENERIC:         "tf_device.replicate"() <{n = 3 : i32, operandSegmentSizes = array<i32: 0, 0>}> ({
@@ -72,9 +72,9 @@ func.func @replicate(%a: tensor<*xf32>, %b: tensor<*xf32>, %c: tensor<i32>) -> (
 
 // CHECK-LABEL: func.func @parallel_execute
 // CHECK:         %[[P:[^:]+]]:3 = "tf_device.parallel_execute"() ({
-// CHECK-NEXT:      tf_device.return %a, %a : tensor<f32>, tensor<f32>
+// CHECK-NEXT:      tf_device.return %arg0, %arg0 : tensor<f32>, tensor<f32>
 // CHECK-NEXT:    }, {
-// CHECK-NEXT:      %[[F:.*]] = "tf_device.cluster_func"(%a) <{func = @device_func}> : (tensor<f32>) -> tensor<2xi32>
+// CHECK-NEXT:      %[[F:.*]] = "tf_device.cluster_func"(%arg0) <{func = @device_func}> : (tensor<f32>) -> tensor<2xi32>
 // CHECK-NEXT:      tf_device.return %[[F]] : tensor<2xi32>
 // CHECK-NEXT:    }) : () -> (tensor<f32>, tensor<f32>, tensor<2xi32>)
 // CHECK-NEXT:    %[[LF:.*]] = "tf_device.launch_func"(%[[P]]#2) <{device = "/device:TPU:0", func = @launch_func}> : (tensor<2xi32>) -> tensor<2xi32>
@@ -101,12 +101,12 @@ func.func private @launch_func(%x: tensor<2xi32>) -> tensor<2xi32> {
 // Host-to-host transfer and a function run on another host.
 
 // CHECK-LABEL: func.func @remote
-// CHECK:         tf_device.send %x "key-0" "/job:worker/replica:0/task:1/device:CPU:0" {device = "/job:localhost/replica:0/task:0/device:CPU:0"} : tensor<i32>
+// CHECK:         tf_device.send %arg0 "key-0" "/job:worker/replica:0/task:1/device:CPU:0" {device = "/job:localhost/replica:0/task:0/device:CPU:0"} : tensor<i32>
 // CHECK-NEXT:    %[[V:.*]] = tf_device.receive "key-0" "/job:localhost/replica:0/task:0/device:CPU:0" {device = "/job:worker/replica:0/task:1/device:CPU:0"} : tensor<i32>
 // CHECK-NEXT:    %[[O:.*]] = tf_device.remote_run "/job:worker/replica:0/task:1" @remote_body(%[[V]]) : (tensor<i32>) -> tensor<i32>
 // CHECK-NEXT:    tf_device.remote_run "/job:worker/replica:0/task:2" @remote_body_2() : () -> ()
 // GENERIC-LABEL: sym_name = "remote"
-// GENERIC:         "tf_device.send"(%x) <{dst_host = "/job:worker/replica:0/task:1/device:CPU:0", key = "key-0"}> {device = "/job:localhost/replica:0/task:0/device:CPU:0"} : (tensor<i32>) -> ()
+// GENERIC:         "tf_device.send"(%arg0) <{dst_host = "/job:worker/replica:0/task:1/device:CPU:0", key = "key-0"}> {device = "/job:localhost/replica:0/task:0/device:CPU:0"} : (tensor<i32>) -> ()
 // GENERIC-NEXT:    "tf_device.receive"() <{key = "key-0", src_host = "/job:localhost/replica:0/task:0/device:CPU:0"}> {device = "/job:worker/replica:0/task:1/device:CPU:0"} : () -> tensor<i32>
 // GENERIC-NEXT:    "tf_device.remote_run"(%{{.*}}) <{callee = @remote_body, host = "/job:worker/replica:0/task:1"}> : (tensor<i32>) -> tensor<i32>
 func.func @remote(%x: tensor<i32>) -> tensor<i32> {

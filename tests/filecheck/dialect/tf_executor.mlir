@@ -185,13 +185,13 @@ func.func @merge_variants(%a: tensor<!tf_type.variant>, %b: tensor<!tf_type.vari
 // CHECK-LABEL: func.func private @types(!tf_executor.control, !tf_executor.token) -> !tf_executor.control
 // CHECK-LABEL: func.func @generic_input
 // CHECK-NEXT:    = tf_executor.graph {
-// CHECK-NEXT:      %[[ISL:[^ ]*]]:2 = tf_executor.island {
+// CHECK-NEXT:      %outputs, %control = tf_executor.island {
 // CHECK-NEXT:        "tf.Identity"
 // CHECK-NEXT:        tf_executor.yield
 // CHECK-NEXT:      }
-// CHECK-NEXT:      = tf_executor.Enter %[[ISL]]#0 frame "f" parallel_iterations 3 : tensor<f32>
-// CHECK-NEXT:      = tf_executor._SwitchN %{{.*}}, %{{.*}} of 2 : tensor<f32> {_some = 1 : i64}
-// CHECK-NEXT:      tf_executor.fetch %[[ISL]]#0 : tensor<f32>
+// CHECK-NEXT:      %output, %control_0 = tf_executor.Enter %outputs frame "f" parallel_iterations 3 : tensor<f32>
+// CHECK-NEXT:      %outputs_1:2, %control_2 = tf_executor._SwitchN %arg0, %arg1 of 2 : tensor<f32> {_some = 1 : i64}
+// CHECK-NEXT:      tf_executor.fetch %outputs : tensor<f32>
 // CHECK-NEXT:    } {_graph = "g"}
 // CHECK-NEXT:    tf_executor.graph {
 // CHECK-NEXT:      tf_executor.fetch

@@ -4,14 +4,14 @@
 // between them), stateful calls and unknown ops never merge.
 
 // CHECK-LABEL: func.func @cse
-// CHECK-NEXT:    %[[A:.*]] = "tf.AddV2"(%x, %x)
-// CHECK-NEXT:    %[[R0:.*]] = "tf.ReadVariableOp"(%v)
-// CHECK-NEXT:    "tf.AssignVariableOp"(%v, %[[A]])
-// CHECK-NEXT:    %[[R1:.*]] = "tf.ReadVariableOp"(%v)
-// CHECK-NEXT:    %[[S0:.*]] = "tf.StatefulPartitionedCall"(%x)
-// CHECK-NEXT:    %[[S1:.*]] = "tf.StatefulPartitionedCall"(%x)
-// CHECK-NEXT:    %[[U0:.*]] = "tf.SomeUnknownOp"(%x)
-// CHECK-NEXT:    %[[U1:.*]] = "tf.SomeUnknownOp"(%x)
+// CHECK-NEXT:    %[[A:.*]] = "tf.AddV2"(%arg0, %arg0)
+// CHECK-NEXT:    %[[R0:.*]] = "tf.ReadVariableOp"(%arg1)
+// CHECK-NEXT:    "tf.AssignVariableOp"(%arg1, %[[A]])
+// CHECK-NEXT:    %[[R1:.*]] = "tf.ReadVariableOp"(%arg1)
+// CHECK-NEXT:    %[[S0:.*]] = "tf.StatefulPartitionedCall"(%arg0)
+// CHECK-NEXT:    %[[S1:.*]] = "tf.StatefulPartitionedCall"(%arg0)
+// CHECK-NEXT:    %[[U0:.*]] = "tf.SomeUnknownOp"(%arg0)
+// CHECK-NEXT:    %[[U1:.*]] = "tf.SomeUnknownOp"(%arg0)
 // CHECK-NEXT:    return %[[A]], %[[A]], %[[R0]], %[[R1]], %[[S0]], %[[S1]], %[[U0]], %[[U1]] :
 func.func @cse(%x: tensor<2xf32>, %v: tensor<*x!tf_type.resource<tensor<2xf32>>>) -> (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) {
   %0 = "tf.AddV2"(%x, %x) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>

@@ -4,11 +4,11 @@
 // writes, stateful calls and unknown ops stay even when their results are unused.
 
 // CHECK-LABEL: func.func @dce
-// CHECK-NEXT:    "tf.ReadVariableOp"(%v)
-// CHECK-NEXT:    "tf.AssignVariableOp"(%v, %x)
-// CHECK-NEXT:    "tf.StatefulPartitionedCall"(%x)
-// CHECK-NEXT:    "tf.SomeUnknownOp"(%x)
-// CHECK-NEXT:    return %x
+// CHECK-NEXT:    "tf.ReadVariableOp"(%arg1)
+// CHECK-NEXT:    "tf.AssignVariableOp"(%arg1, %arg0)
+// CHECK-NEXT:    "tf.StatefulPartitionedCall"(%arg0)
+// CHECK-NEXT:    "tf.SomeUnknownOp"(%arg0)
+// CHECK-NEXT:    return %arg0
 func.func @dce(%x: tensor<2xf32>, %v: tensor<*x!tf_type.resource<tensor<2xf32>>>) -> tensor<2xf32> {
   %c = "tf.Const"() <{value = dense<1.0> : tensor<2xf32>}> : () -> tensor<2xf32>
   %0 = "tf.AddV2"(%x, %c) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>

@@ -7,16 +7,17 @@ import tempfile
 
 RES = "tensor<*x!tf_type.resource<tensor<f32>>>"
 CASES = {
+    # TensorFlow's verifier (VerifyPartitionedCall) rejects a missing callee as the file is read, before any pass.
     # CHECK-LABEL: missing_partitioned_callee tf-inline
     # CHECK-NEXT:  rc=1 lines=1
-    # CHECK-NEXT:  DIR/missing_partitioned_callee.mlir:2:3: 'tf.PartitionedCall' op callee @missing is not a function in this module
+    # CHECK-NEXT:  DIR/missing_partitioned_callee.mlir:2:3: 'tf.PartitionedCall' op 'f' attribute refers to an undefined function: @missing
     "missing_partitioned_callee": ("tf-inline", """func.func @main(%x: tensor<f32>) -> tensor<f32> {
   %0 = "tf.PartitionedCall"(%x) <{config = "", config_proto = "", executor_type = "", f = @missing}> : (tensor<f32>) -> tensor<f32>
   func.return %0 : tensor<f32>
 }"""),
     # CHECK-LABEL: missing_call_in_shape_inference tf-shape-inference
     # CHECK-NEXT:  rc=1 lines=1
-    # CHECK-NEXT:  DIR/missing_call_in_shape_inference.mlir:2:3: 'tf.StatefulPartitionedCall' op callee @gone is not a function in this module
+    # CHECK-NEXT:  DIR/missing_call_in_shape_inference.mlir:2:3: 'tf.StatefulPartitionedCall' op 'f' attribute refers to an undefined function: @gone
     "missing_call_in_shape_inference": ("tf-shape-inference", """func.func @main(%x: tensor<f32>) -> tensor<*xf32> {
   %0 = "tf.StatefulPartitionedCall"(%x) <{config = "", config_proto = "", executor_type = "", f = @gone}> : (tensor<f32>) -> tensor<*xf32>
   func.return %0 : tensor<*xf32>

@@ -117,3 +117,19 @@ func.func private @callee(%arg0: tensor<f32>) -> tensor<f32> {
 // FIXTURE-NEXT:  "tf.Cast"
 // FIXTURE-NEXT:  "tf.Mul"
 // FIXTURE-NEXT:  "tf.MatMul"
+
+// -----
+
+// An empty constant (dense<> : tensor<0xi32>, a scalar's shape) is a constant operand like any
+// other: the broadcast of shapes [] and [1, 1, 1] reduces dims 0, 1 and 2 of both inputs.
+
+// CHECK-LABEL: func.func @empty_constant_operand
+// CHECK-NEXT:    "tf.Const"() <{value = dense<[0, 1, 2]> : tensor<3xi32>}> : () -> tensor<3xi32>
+// CHECK-NOT:     "tf.BroadcastGradientArgs"
+// CHECK:         return
+func.func @empty_constant_operand() -> (tensor<3xi32>, tensor<3xi32>) {
+  %s0 = "tf.Const"() <{value = dense<[]> : tensor<0xi32>}> : () -> tensor<0xi32>
+  %s1 = "tf.Const"() <{value = dense<[1, 1, 1]> : tensor<3xi32>}> : () -> tensor<3xi32>
+  %r0, %r1 = "tf.BroadcastGradientArgs"(%s0, %s1) : (tensor<0xi32>, tensor<3xi32>) -> (tensor<3xi32>, tensor<3xi32>)
+  func.return %r0, %r1 : tensor<3xi32>, tensor<3xi32>
+}

@@ -5,17 +5,17 @@
 // read (the earlier read is reused), tf.Sub and AssignVariableOp.
 
 // CHECK-LABEL: func.func @train_step
-// CHECK-NEXT:    %[[W:.*]] = "tf.ReadVariableOp"(%w)
-// CHECK-NEXT:    %[[B:.*]] = "tf.ReadVariableOp"(%b)
+// CHECK-NEXT:    %[[W:.*]] = "tf.ReadVariableOp"(%arg1)
+// CHECK-NEXT:    %[[B:.*]] = "tf.ReadVariableOp"(%arg2)
 // CHECK-NEXT:    %[[C:[^:]+]]:3 = "tf_device.cluster"() ({
 // CHECK-NEXT:      "tf.Const"
-// CHECK-NEXT:      "tf.MatMul"(%x, %[[W]])
+// CHECK-NEXT:      "tf.MatMul"(%arg0, %[[W]])
 // CHECK:           %[[DB:.*]] = "tf.Mul"(%[[B]], %{{.*}})
 // CHECK-NEXT:      %[[SUB:.*]] = "tf.Sub"(%[[B]], %[[DB]]) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
 // CHECK-NEXT:      tf_device.return %{{.*}}, %{{.*}}, %[[SUB]] :
 // CHECK-NEXT:    }) : () -> (tensor<4x2xf32>, tensor<3x2xf32>, tensor<2xf32>)
-// CHECK-NEXT:    "tf.AssignVariableOp"(%w, %[[C]]#1)
-// CHECK-NEXT:    "tf.AssignVariableOp"(%b, %[[C]]#2) <{validate_shape = false}>
+// CHECK-NEXT:    "tf.AssignVariableOp"(%arg1, %[[C]]#1)
+// CHECK-NEXT:    "tf.AssignVariableOp"(%arg2, %[[C]]#2) <{validate_shape = false}>
 // CHECK-NEXT:    return %[[C]]#0 : tensor<4x2xf32>
 // CHECK-NOT:     tf.AssignSubVariableOp
 func.func @train_step(%x: tensor<4x3xf32>, %w: tensor<*x!tf_type.resource<tensor<3x2xf32>>>, %b: tensor<*x!tf_type.resource<tensor<2xf32>>>) -> tensor<4x2xf32> {
@@ -40,15 +40,15 @@ func.func @train_step(%x: tensor<4x3xf32>, %w: tensor<*x!tf_type.resource<tensor
 // must see it); the last write, with nothing after it, goes out.
 
 // CHECK-LABEL: func.func @read_after_write
-// CHECK-NEXT:    %[[R0:.*]] = "tf.ReadVariableOp"(%v)
+// CHECK-NEXT:    %[[R0:.*]] = "tf.ReadVariableOp"(%arg0)
 // CHECK-NEXT:    %[[C:.*]] = "tf_device.cluster"() ({
 // CHECK-NEXT:      %[[A:.*]] = "tf.AddV2"(%[[R0]], %[[R0]])
-// CHECK-NEXT:      "tf.AssignVariableOp"(%v, %[[A]])
-// CHECK-NEXT:      %[[R1:.*]] = "tf.ReadVariableOp"(%v)
+// CHECK-NEXT:      "tf.AssignVariableOp"(%arg0, %[[A]])
+// CHECK-NEXT:      %[[R1:.*]] = "tf.ReadVariableOp"(%arg0)
 // CHECK-NEXT:      %[[M:.*]] = "tf.Mul"(%[[R1]], %[[R1]])
 // CHECK-NEXT:      tf_device.return %[[M]] :
 // CHECK-NEXT:    })
-// CHECK-NEXT:    "tf.AssignVariableOp"(%v, %[[C]])
+// CHECK-NEXT:    "tf.AssignVariableOp"(%arg0, %[[C]])
 // CHECK-NEXT:    return
 func.func @read_after_write(%v: tensor<*x!tf_type.resource<tensor<2xf32>>>) {
   %0 = "tf.ReadVariableOp"(%v) : (tensor<*x!tf_type.resource<tensor<2xf32>>>) -> tensor<2xf32>

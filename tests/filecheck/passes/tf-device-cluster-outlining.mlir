@@ -5,8 +5,8 @@
 
 // CHECK-LABEL: func.func @single_cluster
 // CHECK-NEXT:    %[[R:.*]] = "tf.ReadVariableOp"
-// CHECK-NEXT:    %[[O:[^:]+]]:2 = "tf_device.cluster_func"(%x, %[[R]]) <{func = @_func}> {_xla_compile_device_type = "CPU"} : (tensor<2xf32>, tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>)
-// CHECK-NEXT:    "tf.AssignVariableOp"(%v, %[[O]]#1)
+// CHECK-NEXT:    %[[O:[^:]+]]:2 = "tf_device.cluster_func"(%arg0, %[[R]]) <{func = @_func}> {_xla_compile_device_type = "CPU"} : (tensor<2xf32>, tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>)
+// CHECK-NEXT:    "tf.AssignVariableOp"(%arg1, %[[O]]#1)
 // CHECK-NEXT:    return %[[O]]#0
 // CHECK-LABEL: func.func private @_func
 // CHECK-SAME:    (%[[A0:.*]]: tensor<2xf32>, %[[A1:.*]]: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>)

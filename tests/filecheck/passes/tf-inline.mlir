@@ -4,9 +4,9 @@
 // StatefulPartitionedCall); the functions left without callers are dropped.
 
 // CHECK-LABEL: func.func @main
-// CHECK-NEXT:    %[[SQ:.*]] = "tf.Mul"(%x, %x)
-// CHECK-NEXT:    %[[SUM:.*]] = "tf.AddV2"(%[[SQ]], %x)
-// CHECK-NEXT:    "tf.AssignVariableOp"(%v, %[[SUM]])
+// CHECK-NEXT:    %[[SQ:.*]] = "tf.Mul"(%arg0, %arg0)
+// CHECK-NEXT:    %[[SUM:.*]] = "tf.AddV2"(%[[SQ]], %arg0)
+// CHECK-NEXT:    "tf.AssignVariableOp"(%arg1, %[[SUM]])
 // CHECK-NEXT:    return %[[SUM]]
 // CHECK-NOT:     func.func
 func.func @main(%x: tensor<2xf32>, %v: tensor<*x!tf_type.resource<tensor<2xf32>>>) -> tensor<2xf32> {
@@ -34,8 +34,8 @@ func.func private @update(%r: tensor<*x!tf_type.resource<tensor<2xf32>>>, %d: te
 // (kept while something else calls it). A private function that only calls itself is dropped.
 
 // CHECK-LABEL: func.func @not_inlined
-// CHECK-NEXT:    "tf.PartitionedCall"(%x) {{.*}}f = @public_fn
-// CHECK-NEXT:    "tf.PartitionedCall"(%x) {{.*}}f = @recursive
+// CHECK-NEXT:    "tf.PartitionedCall"(%arg0) {{.*}}f = @public_fn
+// CHECK-NEXT:    "tf.PartitionedCall"(%arg0) {{.*}}f = @recursive
 // CHECK-LABEL: func.func @public_fn
 // CHECK-LABEL: func.func private @recursive
 // CHECK-NEXT:    "tf.PartitionedCall"(%{{.*}}) {{.*}}f = @recursive
@@ -63,8 +63,8 @@ func.func private @orphan(%a: tensor<2xf32>) -> tensor<2xf32> {
 // result (the caller's signature would no longer match); tf ops take the refined type.
 
 // CHECK-LABEL: func.func @typed_users
-// CHECK-NEXT:    %[[C:.*]] = "tf.PartitionedCall"(%x) {{.*}}f = @refined
-// CHECK-NEXT:    %[[R:.*]] = "tf.Relu"(%x) : (tensor<2xf32>) -> tensor<2xf32>
+// CHECK-NEXT:    %[[C:.*]] = "tf.PartitionedCall"(%arg0) {{.*}}f = @refined
+// CHECK-NEXT:    %[[R:.*]] = "tf.Relu"(%arg0) : (tensor<2xf32>) -> tensor<2xf32>
 // CHECK-NEXT:    %{{.*}} = "tf.Mul"(%[[R]], %[[R]]) : (tensor<2xf32>, tensor<2xf32>) -> tensor<*xf32>
 // CHECK-NEXT:    return %[[C]]
 // CHECK-LABEL: func.func private @refined

@@ -3,8 +3,8 @@
 // A second read of a resource, with nothing that may write it in between, becomes the first read.
 
 // CHECK-LABEL: func.func @twice
-// CHECK-NEXT:    %[[R:.*]] = "tf.ReadVariableOp"(%v)
-// CHECK-NEXT:    %[[M:.*]] = "tf.Mul"(%[[R]], %x)
+// CHECK-NEXT:    %[[R:.*]] = "tf.ReadVariableOp"(%arg1)
+// CHECK-NEXT:    %[[M:.*]] = "tf.Mul"(%[[R]], %arg0)
 // CHECK-NEXT:    %[[A:.*]] = "tf.AddV2"(%[[M]], %[[R]])
 // CHECK-NEXT:    return %[[A]]
 func.func @twice(%x: tensor<2xf32>, %v: tensor<!tf_type.resource<tensor<2xf32>>>) -> tensor<2xf32> {
@@ -21,13 +21,13 @@ func.func @twice(%x: tensor<2xf32>, %v: tensor<!tf_type.resource<tensor<2xf32>>>
 // (two arguments may name one variable): the next reads stay.
 
 // CHECK-LABEL: func.func @writes
-// CHECK-NEXT:    %[[R0:.*]] = "tf.ReadVariableOp"(%v)
-// CHECK-NEXT:    %[[W0:.*]] = "tf.ReadVariableOp"(%w)
-// CHECK-NEXT:    "tf.AssignSubVariableOp"(%v, %[[R0]])
-// CHECK-NEXT:    %[[R1:.*]] = "tf.ReadVariableOp"(%v)
-// CHECK-NEXT:    %[[I:.*]] = "tf.If"(%p, %v)
-// CHECK-NEXT:    %[[R2:.*]] = "tf.ReadVariableOp"(%v)
-// CHECK-NEXT:    %[[W1:.*]] = "tf.ReadVariableOp"(%w)
+// CHECK-NEXT:    %[[R0:.*]] = "tf.ReadVariableOp"(%arg1)
+// CHECK-NEXT:    %[[W0:.*]] = "tf.ReadVariableOp"(%arg2)
+// CHECK-NEXT:    "tf.AssignSubVariableOp"(%arg1, %[[R0]])
+// CHECK-NEXT:    %[[R1:.*]] = "tf.ReadVariableOp"(%arg1)
+// CHECK-NEXT:    %[[I:.*]] = "tf.If"(%arg0, %arg1)
+// CHECK-NEXT:    %[[R2:.*]] = "tf.ReadVariableOp"(%arg1)
+// CHECK-NEXT:    %[[W1:.*]] = "tf.ReadVariableOp"(%arg2)
 // CHECK-NEXT:    %[[S:.*]] = "tf.AddV2"(%[[R1]], %[[R2]])
 // CHECK-NEXT:    %[[T:.*]] = "tf.AddV2"(%[[S]], %[[W1]])
 // CHECK-NEXT:    return %[[T]]
@@ -59,7 +59,8 @@ func.func private @keep(%r: tensor<!tf_type.resource<tensor<2xf32>>>) -> tensor<
 // Two handles may name one variable: reads of a tf.VarHandleOp result are left alone.
 
 // CHECK-LABEL: func.func @handles
-// CHECK-COUNT-2: "tf.ReadVariableOp"(%h)
+// CHECK:         %[[H:.*]] = "tf.VarHandleOp"
+// CHECK-COUNT-2: "tf.ReadVariableOp"(%[[H]])
 func.func @handles() -> tensor<2xf32> {
   %h = "tf.VarHandleOp"() <{container = "", shared_name = "v"}> : () -> tensor<!tf_type.resource<tensor<2xf32>>>
   %g = "tf.VarHandleOp"() <{container = "", shared_name = "v"}> : () -> tensor<!tf_type.resource<tensor<2xf32>>>

@@ -5,11 +5,11 @@
 // callee arguments alias the outputs that are assigned back; the input %x aliases nothing.
 
 // CHECK-LABEL: func.func @train_step
-// CHECK-NEXT:    %[[W:.*]] = "tf.ReadVariableOp"(%w)
-// CHECK-NEXT:    %[[B:.*]] = "tf.ReadVariableOp"(%b)
-// CHECK-NEXT:    %[[O:[^:]+]]:3 = "tf_device.cluster_func"(%x, %[[W]], %[[B]]) <{func = @_func}>
-// CHECK-NEXT:    "tf.AssignVariableOp"(%w, %[[O]]#1)
-// CHECK-NEXT:    "tf.AssignVariableOp"(%b, %[[O]]#2)
+// CHECK-NEXT:    %[[W:.*]] = "tf.ReadVariableOp"(%arg1)
+// CHECK-NEXT:    %[[B:.*]] = "tf.ReadVariableOp"(%arg2)
+// CHECK-NEXT:    %[[O:[^:]+]]:3 = "tf_device.cluster_func"(%arg0, %[[W]], %[[B]]) <{func = @_func}>
+// CHECK-NEXT:    "tf.AssignVariableOp"(%arg1, %[[O]]#1)
+// CHECK-NEXT:    "tf.AssignVariableOp"(%arg2, %[[O]]#2)
 // CHECK-NEXT:    return %[[O]]#0
 // CHECK-LABEL: func.func private @_func
 // CHECK-SAME:    (%{{[^:]*}}: tensor<4x3xf32>, %{{[^:]*}}: tensor<3x2xf32> {tf.aliasing_output = 1 : i64}, %{{[^:]*}}: tensor<2xf32> {tf.aliasing_output = 2 : i64})

@@ -47,12 +47,12 @@
 // CALL-NEXT:    %[[Q:.*]] = "tf.Const"() <{value = dense<{{\[}}[127, -64], [64, 127], [-127, 32], [32, -127]]> : tensor<4x2xi8>}>
 // CALL-NEXT:    %[[W:.*]] = "tf.PartitionedCall"(%[[Q]], %[[S]], %[[Z]]) <{config = "", config_proto = "", executor_type = "", f = @dequantize_i8}> : (tensor<4x2xi8>, tensor<2xf32>, tensor<i32>) -> tensor<4x2xf32>
 // CALL-NEXT:    "tf.MatMul"(%{{.*}}, %[[W]])
-// CALL:       func.func private @dequantize_i8(%input: tensor<*xi8>, %scale: tensor<*xf32>, %zp: tensor<*xi32>) -> tensor<*xf32> {
-// CALL-NEXT:    %[[I:.*]] = "tf.Identity"(%input) : (tensor<*xi8>) -> tensor<*xi8>
+// CALL:       func.func private @dequantize_i8(%arg0: tensor<*xi8>, %arg1: tensor<*xf32>, %arg2: tensor<*xi32>) -> tensor<*xf32> {
+// CALL-NEXT:    %[[I:.*]] = "tf.Identity"(%arg0) : (tensor<*xi8>) -> tensor<*xi8>
 // CALL-NEXT:    %[[C:.*]] = "tf.Cast"(%[[I]]) <{Truncate = false}> : (tensor<*xi8>) -> tensor<*xi32>
-// CALL-NEXT:    %[[D:.*]] = "tf.Sub"(%[[C]], %zp) : (tensor<*xi32>, tensor<*xi32>) -> tensor<*xi32>
+// CALL-NEXT:    %[[D:.*]] = "tf.Sub"(%[[C]], %arg2) : (tensor<*xi32>, tensor<*xi32>) -> tensor<*xi32>
 // CALL-NEXT:    %[[F:.*]] = "tf.Cast"(%[[D]]) <{Truncate = false}> : (tensor<*xi32>) -> tensor<*xf32>
-// CALL-NEXT:    %[[M:.*]] = "tf.Mul"(%[[F]], %scale) : (tensor<*xf32>, tensor<*xf32>) -> tensor<*xf32>
+// CALL-NEXT:    %[[M:.*]] = "tf.Mul"(%[[F]], %arg1) : (tensor<*xf32>, tensor<*xf32>) -> tensor<*xf32>
 // CALL-NEXT:    return %[[M]] : tensor<*xf32>
 
 // LARGE-LABEL: func.func @matmul
