@@ -27,6 +27,7 @@ ARGS = {
     "AssignAddVariableOp": "resource:resource value:dtype",
     "AssignSubVariableOp": "resource:resource value:dtype",
     "AssignVariableOp": "resource:resource value:dtype",
+    "Assert": "condition:bool data:T[]",
     "AvgPoolGrad": "orig_input_shape:int32",
     "BroadcastTo": "shape:Tidx",
     "Case": "branch_index:int32 input:Tin[] output:Tout[]",
