@@ -1,28 +1,13 @@
 """tt.distribute: strategies with TensorFlow's semantics, compiled as one SPMD program over 8 simulated
 CPU devices (a subprocess: JAX fixes its device count when it starts) and equal to one device."""
 import json
-import os
-import subprocess
-import sys
-import textwrap
 
 import numpy as np
 import pytest
+from multi_device import run_on_devices  # tests/unit, beside this file
 
 import tinytf as tt
 from tinytf.errors import FailedPreconditionError, InvalidArgumentError
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-
-def run_on_devices(script: str, devices: int = 8, timeout: int = 300) -> dict:
-    """Run ``script`` with ``devices`` CPU devices; the JSON it prints last."""
-    env = dict(os.environ, XLA_FLAGS=f"--xla_force_host_platform_device_count={devices}", JAX_PLATFORMS="cpu")
-    done = subprocess.run([sys.executable, "-c", textwrap.dedent(script)], capture_output=True, text=True,
-                          timeout=timeout, env=env, cwd=ROOT)
-    assert done.returncode == 0, done.stderr[-4000:]
-    return json.loads(done.stdout.strip().splitlines()[-1])
-
 
 MLP = """
 import json

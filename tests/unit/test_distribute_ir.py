@@ -1,30 +1,18 @@
 """The IR of many devices: XLA shardings in both string forms, tf.XlaSharding / tf.XlaAllReduce /
 tf.XlaSplitND / tf.XlaConcatND, the sharding analysis of a compiled function, tf_device.replicate and
 sharded IR run over 8 CPU devices (a subprocess) and with `tinytf run --devices 8`."""
-import json
 import os
 import subprocess
 import sys
-import textwrap
 
 import numpy as np
 import pytest
+from multi_device import ROOT, run_on_devices  # tests/unit, beside this file
 
 import tinytf as tt
 from tinytf import mlir
 from tinytf.errors import InvalidArgumentError, UnimplementedError
 from tinytf.ops import hlo_sharding as hs
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-
-def run_on_devices(script: str, devices: int = 8, timeout: int = 300) -> dict:
-    env = dict(os.environ, XLA_FLAGS=f"--xla_force_host_platform_device_count={devices}", JAX_PLATFORMS="cpu")
-    done = subprocess.run([sys.executable, "-c", textwrap.dedent(script)], capture_output=True, text=True,
-                          timeout=timeout, env=env, cwd=ROOT)
-    assert done.returncode == 0, done.stderr[-4000:]
-    return json.loads(done.stdout.strip().splitlines()[-1])
-
 
 # --- shardings: HLO text and serialized OpSharding --------------------------------------------------
 

@@ -1,24 +1,10 @@
 """tt.experimental.dtensor: layouts become NamedShardings on an Auto-axis mesh; XLA's partitioner runs
 data parallel, FSDP-style sharded weights and Megatron-style tensor parallel training steps, each equal
 to one device (8 simulated CPU devices, in a subprocess)."""
-import json
-import os
-import subprocess
-import sys
-import textwrap
 
 import numpy as np
 import pytest
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-
-def run_on_devices(script: str, devices: int = 8, timeout: int = 300) -> dict:
-    env = dict(os.environ, XLA_FLAGS=f"--xla_force_host_platform_device_count={devices}", JAX_PLATFORMS="cpu")
-    done = subprocess.run([sys.executable, "-c", textwrap.dedent(script)], capture_output=True, text=True,
-                          timeout=timeout, env=env, cwd=ROOT)
-    assert done.returncode == 0, done.stderr[-4000:]
-    return json.loads(done.stdout.strip().splitlines()[-1])
+from multi_device import run_on_devices  # tests/unit, beside this file
 
 
 @pytest.fixture(scope="module")

@@ -11,68 +11,20 @@ from __future__ import annotations
 from typing import ClassVar
 
 import numpy as np
-from xdsl.irdl import operand_def, result_def, traits_def
-from xdsl.traits import Pure
 
-from tinytf.errors import InvalidArgumentError
-from tinytf.framework.attributes import attr
-from tinytf.framework.op import Op, register
+from tinytf.framework.op import register
 from tinytf.ops import verifiers as v
-from tinytf.ops.base import fmt_shape
 from tinytf.ops.op_functions import ops
-from tinytf.ops.reduction import INDEX_TYPES, index_constant
+from tinytf.ops.reduction import index_constant
+from tinytf.ops.scan import Scan
 from tinytf.ops.transcendental import log
-from tinytf.ops.type_lists import FLOAT, NUMBER, check_types
+from tinytf.ops.type_lists import FLOAT
 
 __all__ = ["cumprod", "cumulative_logsumexp"]
 
 
-class _Scan(Op):
-    x = operand_def()
-    axis = operand_def()
-    out = result_def()
-    exclusive = attr(False)
-    reverse = attr(False)
-    traits = traits_def(Pure())
-
-    TYPES: ClassVar = NUMBER
-
-    @classmethod
-    def infer(cls, x, axis, *, exclusive=False, reverse=False):
-        check_types(cls.name, x, cls.TYPES)
-        check_types(cls.name, axis, INDEX_TYPES, "axis")
-        if axis.shape not in (None, ()):
-            raise InvalidArgumentError(f"{cls.name}: ScanOp: axis must be a scalar, not {fmt_shape(axis.shape)}",
-                                       cls.name)
-        if axis.value is not None and x.shape is not None:
-            cls._axis(int(np.asarray(axis.value)), len(x.shape))
-        return x
-
-    @classmethod
-    def _axis(cls, axis, rank):
-        if not -rank <= axis < rank:
-            raise InvalidArgumentError(
-                f"{cls.name}: ScanOp: Expected scan axis in the range [{-rank}, {rank}), but got {axis}", cls.name)
-        return axis % rank
-
-    @classmethod
-    @np.errstate(all="ignore")
-    def compute(cls, xp, x, axis, *, exclusive=False, reverse=False):
-        if np.ndim(axis) != 0:
-            raise InvalidArgumentError(f"{cls.name}: ScanOp: axis must be a scalar, not {list(np.shape(axis))}",
-                                       cls.name)
-        a = cls._axis(int(axis), x.ndim)
-        if reverse:
-            x = xp.flip(x, a)
-        out = cls._scan(xp, x, a)
-        if exclusive:  # shift by one: [identity, s0, s1, ...]
-            first = xp.full(x.shape[:a] + (min(1, x.shape[a]),) + x.shape[a + 1:], cls._identity(x.dtype), x.dtype)
-            out = xp.concatenate([first, xp.take(out, np.arange(x.shape[a] - 1), axis=a)], axis=a)
-        return xp.flip(out, a) if reverse else out
-
-
 @register
-class Cumprod(_Scan):
+class Cumprod(Scan):
     """Running product along ``axis`` (integers wrap).
 
     %o = "tf.Cumprod"(%x, %axis) <{exclusive = false, reverse = false}> : (tensor<3x4xf32>, tensor<i32>) -> tensor<3x4xf32>
@@ -99,7 +51,7 @@ class Cumprod(_Scan):
 
 
 @register
-class CumulativeLogsumexp(_Scan):
+class CumulativeLogsumexp(Scan):
     """Running log(sum(exp(x))) along ``axis``, computed stably.
 
     %o = "tf.CumulativeLogsumexp"(%x, %axis) <{exclusive = false, reverse = false}> : (tensor<4xf32>, tensor<i32>) -> tensor<4xf32>

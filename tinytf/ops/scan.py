@@ -6,6 +6,8 @@ The axis is a scalar int32/int64 operand (a constant under XLA); integer sums wr
 """
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 from xdsl.irdl import operand_def, result_def, traits_def
 from xdsl.traits import Pure
@@ -19,15 +21,10 @@ from tinytf.ops.reduction import INDEX_TYPES, index_constant
 from tinytf.ops.type_lists import NUMBER, check_types
 
 
-@register
-class Cumsum(Op):
-    """Running sum along ``axis``; ``exclusive`` starts at 0, ``reverse`` runs from the end.
+class Scan(Op):
+    """A running reduction along the ``axis`` operand: subclasses give ``_scan(xp, x, axis)`` and the
+    ``_identity`` an exclusive scan starts from (cumulative.py's Cumprod and CumulativeLogsumexp too)."""
 
-    %o = "tf.Cumsum"(%x, %axis) <{exclusive = false, reverse = false}> : (tensor<3x4xf32>, tensor<i32>) -> tensor<3x4xf32>
-    """
-
-    name = "tf.Cumsum"
-    verify_ir = v.check_cumulative
     x = operand_def()
     axis = operand_def()
     out = result_def()
@@ -35,9 +32,11 @@ class Cumsum(Op):
     reverse = attr(False)
     traits = traits_def(Pure())
 
+    TYPES: ClassVar = NUMBER
+
     @classmethod
     def infer(cls, x, axis, *, exclusive=False, reverse=False):
-        check_types(cls.name, x, NUMBER)
+        check_types(cls.name, x, cls.TYPES)
         check_types(cls.name, axis, INDEX_TYPES, "axis")
         if axis.shape not in (None, ()):
             raise InvalidArgumentError(f"{cls.name}: ScanOp: axis must be a scalar, not {fmt_shape(axis.shape)}",
@@ -62,13 +61,31 @@ class Cumsum(Op):
         a = cls._axis(int(axis), x.ndim)
         if reverse:
             x = xp.flip(x, a)
-        out = xp.cumsum(x, axis=a, dtype=x.dtype)
-        if x.dtype.kind not in "iub":
-            out = out + xp.zeros((), x.dtype)  # TensorFlow's running sum starts at +0: never -0.0
-        if exclusive:  # shift by one: [0, x0, x0+x1, ...]
-            zero = xp.zeros(x.shape[:a] + (min(1, x.shape[a]),) + x.shape[a + 1:], x.dtype)
-            out = xp.concatenate([zero, xp.take(out, np.arange(x.shape[a] - 1), axis=a)], axis=a)
+        out = cls._scan(xp, x, a)
+        if exclusive:  # shift by one: [identity, s0, s1, ...]
+            first = xp.full(x.shape[:a] + (min(1, x.shape[a]),) + x.shape[a + 1:], cls._identity(x.dtype), x.dtype)
+            out = xp.concatenate([first, xp.take(out, np.arange(x.shape[a] - 1), axis=a)], axis=a)
         return xp.flip(out, a) if reverse else out
+
+
+@register
+class Cumsum(Scan):
+    """Running sum along ``axis``; ``exclusive`` starts at 0, ``reverse`` runs from the end.
+
+    %o = "tf.Cumsum"(%x, %axis) <{exclusive = false, reverse = false}> : (tensor<3x4xf32>, tensor<i32>) -> tensor<3x4xf32>
+    """
+
+    name = "tf.Cumsum"
+    verify_ir = v.check_cumulative
+
+    @staticmethod
+    def _scan(xp, x, a):
+        out = xp.cumsum(x, axis=a, dtype=x.dtype)
+        return out if x.dtype.kind in "iub" else out + xp.zeros((), x.dtype)  # TF's running sum starts at +0: never -0.0
+
+    @staticmethod
+    def _identity(dtype):
+        return 0
 
     @staticmethod
     def grad(op, dout):  # Given upstream grad U and y = cumsum(x): dx = cumsum(U) in the other direction
