@@ -83,14 +83,58 @@ def multi_signature(tf):
         {"serving_default": {"x": (4, 3)}, "iterate": {"x": (2, 3), "n": 5}}
 
 
-MODELS = {"keras_mlp": keras_mlp, "keras_cnn": keras_cnn, "multi_signature": multi_signature}
+def keras_lstm(tf):
+    """A Keras LSTM written by Keras' own exporter (``model.export``: an ExportArchive, endpoint 'serve')."""
+    tf.keras.utils.set_random_seed(4)
+    model = tf.keras.Sequential([tf.keras.Input((5, 3), name="x"), tf.keras.layers.LSTM(4), tf.keras.layers.Dense(2)])
+    return model, None, {"serve": {"x": (2, 5, 3)}, "serving_default": {"x": (2, 5, 3)}}
+
+
+def tf1_session(tf):
+    """A TensorFlow 1 graph saved from a Session (placeholders, get_variable, SignatureDefs)."""
+    v1 = tf.compat.v1
+    graph = tf.Graph()
+    with graph.as_default():
+        x = v1.placeholder(tf.float32, [None, 3], name="x")
+        w = v1.get_variable("w", initializer=np.random.default_rng(5).standard_normal((3, 2)).astype(np.float32))
+        b = v1.get_variable("b", initializer=np.array([0.5, -0.5], np.float32))
+        y = tf.nn.relu(tf.matmul(x, w) + b, name="y")
+        signature = v1.saved_model.signature_def_utils.predict_signature_def(inputs={"x": x}, outputs={"y": y})
+        session = v1.Session(graph=graph)
+        session.run(v1.global_variables_initializer())
+    return (graph, session), {"serving_default": signature}, {"serving_default": {"x": (4, 3)}}
+
+
+MODELS = {"keras_mlp": keras_mlp, "keras_cnn": keras_cnn, "multi_signature": multi_signature,
+          "keras_lstm": keras_lstm, "tf1_session": tf1_session}
+
+
+def save(tf, name: str, module, signatures, path: str) -> None:
+    if name == "keras_lstm":
+        module.export(path)
+    elif name == "tf1_session":
+        (graph, session) = module
+        builder = tf.compat.v1.saved_model.Builder(path)
+        with graph.as_default():
+            builder.add_meta_graph_and_variables(session, ["serve"], signature_def_map=signatures)
+        builder.save()
+        write_frozen_graph(tf, graph, session)
+    else:
+        tf.saved_model.save(module, path, signatures=signatures)
+
+
+def write_frozen_graph(tf, graph, session) -> None:
+    """tf1_session's graph with its variables folded into constants (frozen.pb): the form TF1 deployments ship."""
+    frozen = tf.compat.v1.graph_util.convert_variables_to_constants(session, graph.as_graph_def(), ["y"])
+    with open(os.path.join(OUT, "frozen.pb"), "wb") as f:
+        f.write(frozen.SerializeToString())
 
 
 def export(tf, name: str) -> None:
     module, signatures, inputs = MODELS[name](tf)
     path = os.path.join(OUT, name)
     shutil.rmtree(path, ignore_errors=True)
-    tf.saved_model.save(module, path, signatures=signatures)
+    save(tf, name, module, signatures, path)
     loaded = tf.saved_model.load(path)  # TensorFlow's outputs from the files, as tinytf will read them
     rng = np.random.default_rng(sum(map(ord, name)))
     arrays = {}
@@ -102,7 +146,7 @@ def export(tf, name: str) -> None:
         arrays.update({f"{key}.out.{k}": v.numpy() for k, v in outs.items()})
     np.savez(os.path.join(OUT, name + ".npz"), **arrays)
     size = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(path) for f in fs)
-    print(f"[{name}] {size // 1024} KB, signatures {sorted(signatures)}")
+    print(f"[{name}] {size // 1024} KB, signatures {sorted(inputs)}")
 
 
 def main(argv=None) -> int:

@@ -1,6 +1,8 @@
 """SavedModels written by TensorFlow 2.21 (tests/conformance/fixtures/saved_models, made by
 export_saved_model_fixtures.py): tt.saved_model.load runs every signature on the graph executor and
-under XLA and gives TensorFlow's outputs (rtol 1e-5; atol 1e-6 for values near zero)."""
+under XLA and gives TensorFlow's outputs (rtol 1e-5; atol 1e-6 for values near zero): tf.saved_model.save of
+Keras models and a tf.Module (two signatures, variables, while and cond), Keras' model.export of an LSTM, a
+TensorFlow 1 Session's SignatureDefs, and that graph frozen into a GraphDef."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -9,6 +11,7 @@ import numpy as np
 import pytest
 
 import tinytf as tt
+from tinytf import mlir
 
 FIXTURES = Path(__file__).parent / "fixtures" / "saved_models"
 NAMES = sorted(p.stem for p in FIXTURES.glob("*.npz"))
@@ -29,11 +32,20 @@ def calls(name: str) -> dict:
 
 
 def test_the_fixtures_are_here():
-    assert NAMES == ["keras_cnn", "keras_mlp", "multi_signature"]
+    assert NAMES == ["keras_cnn", "keras_lstm", "keras_mlp", "multi_signature", "tf1_session"]
 
 
-@pytest.mark.parametrize("backend", ["graph", "xla"])
-@pytest.mark.parametrize("name", NAMES)
+# Known gap (issue 17): Keras' exported LSTM reserves its TensorList with element shape [-1, 4] (the batch
+# is unknown when exported); under XLA tinytf's list buffer cannot take its shape from the first item the
+# loop sets, as TensorFlow's XLA bridge does, and refuses the loop. Strict: it fails once that works.
+LSTM_UNDER_XLA = pytest.mark.xfail(strict=True, reason="XLA: TensorList element shape known only from the loop")
+
+
+CASES = [pytest.param(n, b, marks=LSTM_UNDER_XLA) if (n, b) == ("keras_lstm", "xla") else (n, b)
+         for n in NAMES for b in ("graph", "xla")]
+
+
+@pytest.mark.parametrize(("name", "backend"), CASES)
 def test_every_signature_gives_tensorflows_outputs(name, backend):
     loaded = tt.saved_model.load(str(FIXTURES / name), backend=backend)
     expected = calls(name)
@@ -58,3 +70,19 @@ def test_the_variables_are_tensorflows():
     by_shape = {v.shape: v for v in values.values()}
     np.testing.assert_array_equal(by_shape[(3, 3)], w)
     np.testing.assert_array_equal(by_shape[(3,)], b)
+
+
+def test_the_frozen_graph_gives_the_sessions_outputs():
+    """tf1_session's graph with its variables frozen into constants (frozen.pb), imported as a GraphDef."""
+    from tinytf.formats import protos
+    from tinytf.formats.graphdef_import import import_graph_def
+
+    graph_def = protos.parse(protos.graph_pb2.GraphDef, (FIXTURES / "frozen.pb").read_bytes(), "frozen.pb")
+    assert {n.op for n in graph_def.node} >= {"Placeholder", "Const", "MatMul", "Relu"}
+    assert not {n.op for n in graph_def.node} & {"VariableV2", "VarHandleOp"}  # frozen: no variables left
+    (inputs, want), = calls("tf1_session").values()
+    module = tt.load_mlir(mlir.print(import_graph_def(graph_def, inputs=["x"], input_shapes=[(4, 3)],
+                                                         outputs=["y"])))
+    for backend in ("graph", "xla"):
+        got, = module.run(inputs["x"], backend=backend)
+        np.testing.assert_allclose(got, want["y"], rtol=1e-5, atol=1e-6, err_msg=backend)

@@ -463,6 +463,8 @@ class _Body:
             if spec.dtype is dtypes.resource and isinstance(attrs.get("dtype"), dtypes.DType) and "shape" in attrs:
                 sub = tf_types.tensor_type(attrs["shape"], attrs["dtype"])  # VarHandleOp's variable
                 types.append(tf_types.tensor_type(shape, tf_types.ResourceType([sub])))
+            elif spec.dtype is dtypes.variant:  # a TensorList's spec knows its element type: variant<tensor<...>>
+                types.append(spec.to_type())
             else:
                 types.append(TensorSpec(shape, spec.dtype, value=spec.value).to_type())
         trait = calls_functions(cls)

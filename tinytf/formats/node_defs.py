@@ -28,9 +28,9 @@ from tinytf.framework import attributes, tf_types
 from tinytf.framework.attributes import REQUIRED
 from tinytf.framework.op import tf_name
 
-# Attributes with no meaning to tinytf's engines: session configuration bytes (not UTF-8) and
-# executor hints.
-IGNORED_ATTRS = frozenset({"config_proto", "executor_type", "config"})
+# Attributes with no meaning to tinytf's engines: session configuration bytes (not UTF-8), executor
+# hints, and the name TF 2.x records on a variable's handle for its debugger (VarHandleOp's debug_name).
+IGNORED_ATTRS = frozenset({"config_proto", "executor_type", "config", "debug_name"})
 
 
 def _shape(proto):
