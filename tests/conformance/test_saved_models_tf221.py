@@ -35,18 +35,11 @@ def test_the_fixtures_are_here():
     assert NAMES == ["keras_cnn", "keras_lstm", "keras_mlp", "multi_signature", "tf1_session"]
 
 
-# Known gap (issue 17): Keras' exported LSTM reserves its TensorList with element shape [-1, 4] (the batch
-# is unknown when exported); under XLA tinytf's list buffer cannot take its shape from the first item the
-# loop sets, as TensorFlow's XLA bridge does, and refuses the loop. Strict: it fails once that works.
-LSTM_UNDER_XLA = pytest.mark.xfail(strict=True, reason="XLA: TensorList element shape known only from the loop")
-
-
-CASES = [pytest.param(n, b, marks=LSTM_UNDER_XLA) if (n, b) == ("keras_lstm", "xla") else (n, b)
-         for n in NAMES for b in ("graph", "xla")]
-
-
-@pytest.mark.parametrize(("name", "backend"), CASES)
+@pytest.mark.parametrize("backend", ["graph", "xla"])
+@pytest.mark.parametrize("name", NAMES)
 def test_every_signature_gives_tensorflows_outputs(name, backend):
+    """(Keras' LSTM export reserves its TensorList with element shape [-1, 4]: under XLA the buffer takes its
+    shape from the loop body, as in TensorFlow's XLA bridge.)"""
     loaded = tt.saved_model.load(str(FIXTURES / name), backend=backend)
     expected = calls(name)
     assert sorted(loaded.signatures) == sorted(expected)

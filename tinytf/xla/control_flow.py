@@ -16,6 +16,7 @@ from xdsl.ir import Operation
 
 from tinytf.errors import InvalidArgumentError, OpError, UnimplementedError
 from tinytf.framework import tf_types
+from tinytf.ops.tensor_list_buffer import ListBuffer
 from tinytf.xla.values import Resource, is_array, is_concrete, op_name, where
 
 
@@ -92,6 +93,22 @@ class ControlFlowLowering:
         args = [mapping[id(a)] if isinstance(a, Resource) else a for a in args]
         return args, fresh
 
+    def initialize_lists(self, body: str, values: list, carried: list, resources: list) -> list:
+        """A carried TensorList whose element shape is known only once the body sets an item (Keras' RNNs
+        reserve [-1, units] when the batch is unknown) gets a zero buffer of the shape the body gives it, as
+        TensorFlow's XLA bridge does: the body is traced once more on the initial values (XLA drops that
+        copy); unset elements read as zeros either way."""
+        if not any(_uninitialized_list(values[i]) for i in carried):
+            return values
+        args, _ = self.rebind(values, carried, [values[i] for i in carried], resources, [r.value for r in resources])
+        outs = self.call(body, args)
+        values = list(values)
+        for i in carried:
+            after = outs[i] if i < len(outs) else None
+            if _uninitialized_list(values[i]) and isinstance(after, ListBuffer) and after.buffer is not None:
+                values[i] = values[i].replace(buffer=self.jnp.zeros(after.buffer.shape, after.buffer.dtype))
+        return values
+
     def lower_while(self, op: Operation, functions: list, values: list) -> list:
         jax, jnp = self.jax, self.jnp
         cond, body = functions
@@ -100,6 +117,7 @@ class ControlFlowLowering:
         carried = [i for i, v in enumerate(values) if not isinstance(v, Resource)]
         if any(r.value is None for r in resources):
             raise InvalidArgumentError(f"{where(op)}{name}: an uninitialized resource cannot be carried", name)
+        values = self.initialize_lists(body, values, carried, resources)
         # A carried value may be a pytree of arrays (a TensorList's buffer and size): its leaves are carried.
         leaves, tree = jax.tree_util.tree_flatten([values[i] for i in carried])
         kinds = [(jnp.asarray(v).dtype, tuple(np.shape(v))) for v in leaves]
@@ -160,6 +178,10 @@ class ControlFlowLowering:
         for i, v in zip(carried, tree.unflatten(final)):
             outs[i] = v
         return self.cast_results(op, outs)
+
+
+def _uninitialized_list(value) -> bool:
+    return isinstance(value, ListBuffer) and value.buffer is None
 
 
 def _unique(items: list) -> list:
