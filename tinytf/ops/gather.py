@@ -205,6 +205,23 @@ def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name
     return GatherV2.bind(params, indices, index_operand(axis), batch_dims=batch_dims)
 
 
+def unsorted_segment_spec(op_name: str, data, segment_ids, num_segments) -> tuple[TensorSpec, int | None]:
+    """The result of an UnsortedSegment* op, [num_segments, *data.shape[rank(segment_ids):]], and num_segments."""
+    check_index(op_name, segment_ids, "segment_ids")
+    n = scalar_axis(op_name, num_segments, "num_segments")
+    if n is not None and n < 0:
+        raise InvalidArgumentError(f"{op_name}: num_segments must be non-negative, got {n}", op_name)
+    if data.shape is None or segment_ids.shape is None:
+        return TensorSpec(None, data.dtype), n
+    q = len(segment_ids.shape)
+    if not TensorSpec(data.shape[:q]).is_compatible_with(segment_ids.shape):
+        raise InvalidArgumentError(f"{op_name}: data.shape = {fmt_shape(data.shape)} does not start with "
+                                   f"segment_ids.shape = {fmt_shape(segment_ids.shape)}", op_name)
+    out = (n,) + data.shape[q:]
+    guard_allocation(op_name, out, data.dtype)
+    return TensorSpec(out, data.dtype), n
+
+
 @register
 class UnsortedSegmentSum(Op):
     """output[j] = sum of data[i...] over the i... where segment_ids[i...] == j (negative ids are dropped).
@@ -222,23 +239,12 @@ class UnsortedSegmentSum(Op):
 
     @classmethod
     def infer(cls, data, segment_ids, num_segments):
-        check_index(cls.name, segment_ids, "segment_ids")
-        n = scalar_axis(cls.name, num_segments, "num_segments")
-        if n is not None and n < 0:
-            raise InvalidArgumentError(f"{cls.name}: num_segments must be non-negative, got {n}", cls.name)
-        if data.shape is None or segment_ids.shape is None:
-            return TensorSpec(None, data.dtype)
-        q = len(segment_ids.shape)
-        if not TensorSpec(data.shape[:q]).is_compatible_with(segment_ids.shape):
-            raise InvalidArgumentError(
-                f"{cls.name}: data.shape = {fmt_shape(data.shape)} does not start with segment_ids.shape = "
-                f"{fmt_shape(segment_ids.shape)}", cls.name)
+        spec, n = unsorted_segment_spec(cls.name, data, segment_ids, num_segments)
         ids = const_value(segment_ids)
-        if ids is not None and n is not None and None not in data.shape and 0 not in data.shape:
+        if ids is not None and n is not None and data.shape is not None and None not in data.shape \
+                and 0 not in data.shape:
             cls._check_ids(ids, n)  # (TensorFlow does not look at the ids of empty data)
-        out = (n,) + data.shape[q:]
-        guard_allocation(cls.name, out, data.dtype)
-        return TensorSpec(out, data.dtype)
+        return spec
 
     @classmethod
     def compute(cls, xp, data, segment_ids, num_segments):

@@ -24,8 +24,9 @@ from tinytf.framework.op import Op, register
 from tinytf.framework.tensor_spec import TensorSpec
 from tinytf.ops import verifiers as v
 from tinytf.ops.base import fmt_shape
+from tinytf.ops.gather import unsorted_segment_spec
 from tinytf.ops.op_functions import ops
-from tinytf.ops.operands import check_index, const_value, guard_allocation, index_operand, scalar_axis
+from tinytf.ops.operands import check_index, const_value, guard_allocation, index_operand
 from tinytf.ops.tensor_inputs import as_tensor, static_rank
 from tinytf.ops.type_lists import NUMBER, REAL, check_types
 
@@ -230,19 +231,7 @@ class _UnsortedSegment(Op):
     @classmethod
     def infer(cls, data, segment_ids, num_segments):
         check_types(cls.name, data, cls.TYPES)
-        check_index(cls.name, segment_ids, "segment_ids")
-        n = scalar_axis(cls.name, num_segments, "num_segments")
-        if n is not None and n < 0:
-            raise InvalidArgumentError(f"{cls.name}: num_segments must be non-negative, got {n}", cls.name)
-        if data.shape is None or segment_ids.shape is None:
-            return TensorSpec(None, data.dtype)
-        q = len(segment_ids.shape)
-        if not TensorSpec(data.shape[:q]).is_compatible_with(segment_ids.shape):
-            raise InvalidArgumentError(f"{cls.name}: data.shape = {fmt_shape(data.shape)} does not start with "
-                                       f"segment_ids.shape = {fmt_shape(segment_ids.shape)}", cls.name)
-        out = (n,) + data.shape[q:]
-        guard_allocation(cls.name, out, data.dtype)
-        return TensorSpec(out, data.dtype)
+        return unsorted_segment_spec(cls.name, data, segment_ids, num_segments)[0]
 
     @classmethod
     def compute(cls, xp, data, segment_ids, num_segments):
