@@ -264,7 +264,7 @@ def round(x, name=None):  # TensorFlow's name
     return Round.bind(x)
 
 
-class _Predicate(Unary):
+class Predicate(Unary):
     """A float -> bool test; no gradient."""
 
     TYPES: ClassVar = FLOAT
@@ -277,7 +277,7 @@ class _Predicate(Unary):
 
 
 @register
-class IsNan(_Predicate):
+class IsNan(Predicate):
     """x is NaN.  %y = "tf.IsNan"(%x) : (tensor<3xf32>) -> tensor<3xi1>"""
 
     name = "tf.IsNan"
@@ -293,7 +293,7 @@ def is_nan(x, name=None):
 
 
 @register
-class IsFinite(_Predicate):
+class IsFinite(Predicate):
     """x is neither inf nor NaN.  %y = "tf.IsFinite"(%x) : (tensor<3xf32>) -> tensor<3xi1>"""
 
     name = "tf.IsFinite"

@@ -15,14 +15,13 @@ from typing import ClassVar
 import numpy as np
 from xdsl.irdl import operand_def, traits_def
 
-import tinytf.dtypes as dtypes
 from tinytf.errors import InvalidArgumentError
 from tinytf.framework.op import NotDifferentiable, register
-from tinytf.framework.tensor_spec import TensorSpec
+from tinytf.ops.elementwise import Predicate
 from tinytf.ops.op_functions import ops
 from tinytf.ops.special_functions import NamedBinary
 from tinytf.ops.tensor_inputs import as_tensor
-from tinytf.ops.type_lists import FLOAT, FLOAT_COMPLEX, REAL, Binary, Unary, check_types
+from tinytf.ops.type_lists import FLOAT, FLOAT_COMPLEX, REAL, Binary, Unary
 
 __all__ = ["xlogy", "xdivy", "xlog1py", "multiply_no_nan", "truncatediv", "truncatemod", "nextafter", "is_inf",
            "rint", "reciprocal_no_nan", "scalar_mul", "logical_xor"]
@@ -170,17 +169,10 @@ class NextAfter(NamedBinary):
 
 
 @register
-class IsInf(Unary):
+class IsInf(Predicate):
     """x is +inf or -inf.  %y = "tf.IsInf"(%x) : (tensor<3xf32>) -> tensor<3xi1>"""
 
     name = "tf.IsInf"
-    TYPES: ClassVar = FLOAT
-    traits = traits_def(NotDifferentiable())
-
-    @classmethod
-    def infer(cls, x, **attrs):
-        check_types(cls.name, x, cls.TYPES)
-        return TensorSpec(x.shape, dtypes.bool_)
 
     @staticmethod
     def compute(xp, x):

@@ -16,7 +16,7 @@ from xdsl.ir import Operation
 
 from tinytf.errors import InvalidArgumentError, OpError, UnimplementedError
 from tinytf.framework import tf_types
-from tinytf.ops.tensor_list_buffer import ListBuffer
+from tinytf.ops.tensor_list_buffer import ListBuffer, initialized
 from tinytf.xla.values import Resource, is_array, is_concrete, op_name, where
 
 
@@ -93,7 +93,7 @@ class ControlFlowLowering:
         args = [mapping[id(a)] if isinstance(a, Resource) else a for a in args]
         return args, fresh
 
-    def initialize_lists(self, body: str, values: list, carried: list, resources: list) -> list:
+    def initialize_lists(self, op: Operation, body: str, values: list, carried: list, resources: list) -> list:
         """A carried TensorList whose element shape is known only once the body sets an item (Keras' RNNs
         reserve [-1, units] when the batch is unknown) gets a zero buffer of the shape the body gives it, as
         TensorFlow's XLA bridge does: the body is traced once more on the initial values (XLA drops that
@@ -106,7 +106,7 @@ class ControlFlowLowering:
         for i in carried:
             after = outs[i] if i < len(outs) else None
             if _uninitialized_list(values[i]) and isinstance(after, ListBuffer) and after.buffer is not None:
-                values[i] = values[i].replace(buffer=self.jnp.zeros(after.buffer.shape, after.buffer.dtype))
+                values[i] = initialized(op_name(op), values[i], element_shape=after.element_shape)
         return values
 
     def lower_while(self, op: Operation, functions: list, values: list) -> list:
@@ -117,7 +117,7 @@ class ControlFlowLowering:
         carried = [i for i, v in enumerate(values) if not isinstance(v, Resource)]
         if any(r.value is None for r in resources):
             raise InvalidArgumentError(f"{where(op)}{name}: an uninitialized resource cannot be carried", name)
-        values = self.initialize_lists(body, values, carried, resources)
+        values = self.initialize_lists(op, body, values, carried, resources)
         # A carried value may be a pytree of arrays (a TensorList's buffer and size): its leaves are carried.
         leaves, tree = jax.tree_util.tree_flatten([values[i] for i in carried])
         kinds = [(jnp.asarray(v).dtype, tuple(np.shape(v))) for v in leaves]
