@@ -49,14 +49,16 @@ from xdsl.utils.mlir_lexer import MLIRLexer, MLIRTokenKind
 import tinytf.ops  # noqa: F401  (registers every op)
 from tinytf.errors import InvalidArgumentError, NotFoundError, OpError, ParseError
 from tinytf.framework import apfloat, attributes, string_elements, value_names
-from tinytf.framework.op import REGISTRY, SOURCE_SPAN, location  # noqa: F401  (mlir.location)
+from tinytf.framework.op import IR_ONLY, REGISTRY, SOURCE_SPAN, location  # noqa: F401  (mlir.location)
 from tinytf.framework.tf_types import TensorProtoAttr, TFType
 from tinytf.ops.tf_device import TFDevice
 from tinytf.ops.tf_executor import TFExecutor
 
 
 def tf_dialect() -> Dialect:
-    return Dialect("tf", [cls for name, cls in sorted(REGISTRY.items()) if name.startswith("tf.")], [])
+    """TensorFlow's ops tinytf defines: the registered ones and those it knows only as IR (``op.IR_ONLY``)."""
+    ops = {**IR_ONLY, **REGISTRY}
+    return Dialect("tf", [cls for name, cls in sorted(ops.items()) if name.startswith("tf.")], [])
 
 
 @irdl_op_definition
@@ -128,7 +130,11 @@ class _TFParser(Parser):
         return op
 
     def resolve_operand(self, operand, type_):
-        """xDSL's, with MLIR's message for a value used with two types."""
+        """xDSL's, with MLIR's message for a value used with two types; remembers where a value is first
+        used before its definition (``parse_module`` reports a never-defined one there, as MLIR does)."""
+        name = operand.operand_name
+        if name not in self.ssa_values and name not in self.forward_ssa_references:
+            self.__dict__.setdefault("_first_uses", {})[name] = operand.span
         try:
             return super().resolve_operand(operand, type_)
         except XdslParseError as err:
@@ -137,6 +143,17 @@ class _TFParser(Parser):
             prior = err.msg.rsplit(" with type ", 1)[1]
             self.raise_error(f"use of value '{operand.span.text.split('#')[0]}' expects different type than prior "
                              f"uses: '{type_}' vs '{prior}'", operand.span)
+
+    def parse_module(self, *args, **kwargs):
+        """xDSL's; a value used but never defined where it is visible (one branch's value used in the other)
+        is MLIR's ``use of undeclared SSA value name`` at its first use."""
+        try:
+            return super().parse_module(*args, **kwargs)
+        except XdslParseError as err:
+            names = [n for n in self.forward_ssa_references if n in self.__dict__.get("_first_uses", {})]
+            if not err.msg.startswith("values used but not defined") or not names:
+                raise
+            self.raise_error("use of undeclared SSA value name", self._first_uses[names[0]])
 
     def _parse_extended_type_or_attribute(self, name: str, is_type: bool):
         """xDSL's, and: the type after ``#tf_type<tensor_proto : "0x..."> : tensor<4xf32>``; an opaque

@@ -39,6 +39,11 @@ from tinytf.framework import attributes, context
 from tinytf.framework.attributes import REQUIRED, AttrSpec
 
 REGISTRY: dict[str, type[Op]] = {}
+# Ops tinytf knows only as IR: they parse, verify (TensorFlow's checks) and print, but have no rules to run
+# (XLA-only and TPU ops, region control flow, quantized types tinytf does not model). They are no part of
+# the op API (not in REGISTRY: no tt.raw_ops entry, no registry-walk test asks them for rules); running
+# one raises UnimplementedError naming it, as for an unknown op.
+IR_ONLY: dict[str, type[Op]] = {}
 
 # Rewrite patterns xDSL's ``canonicalize`` runs on every tf op; tinytf.passes adds constant folding.
 CANONICALIZATION_PATTERNS: list = []
@@ -184,8 +189,8 @@ def _check_field_names(cls) -> None:
                         "spell them with a trailing underscore (tf_name strips it)")
 
 
-def register(cls: type[Op]) -> type[Op]:
-    """Define ``cls`` as an xDSL operation and add it to the registry under its ``name``."""
+def register(cls: type[Op], registry: dict | None = None) -> type[Op]:
+    """Define ``cls`` as an xDSL operation and add it to the registry (or ``registry``) under its ``name``."""
     specs = {}
     for klass in reversed(cls.__mro__):
         for key, value in vars(klass).items():
@@ -196,12 +201,18 @@ def register(cls: type[Op]) -> type[Op]:
     cls = irdl_op_definition(cls)
     cls.__tf_attrs__ = specs
     _check_field_names(cls)
-    REGISTRY[cls.name] = cls
+    (REGISTRY if registry is None else registry)[cls.name] = cls
     return cls
 
 
+def register_ir_only(cls: type[Op]) -> type[Op]:
+    """Define ``cls`` as an op tinytf knows only as IR (see ``IR_ONLY``): it needs no ``infer`` or ``compute``."""
+    return register(cls, IR_ONLY)
+
+
 def lookup(name: str) -> type[Op] | None:
-    return REGISTRY.get(name)
+    """The op class of ``name``: a registered op's, or an IR-only op's."""
+    return REGISTRY.get(name) or IR_ONLY.get(name)
 
 
 SOURCE_SPAN = "_tt_span"  # where tinytf.mlir's parser found an op (an xDSL Span), for diagnostics

@@ -35,6 +35,7 @@ from tinytf.ops import (  # noqa: F401
     random_stateful,
     reduction,
     ref_variables,
+    region_control_flow,
     resource,
     reverse,
     scan,
