@@ -320,6 +320,26 @@ def fx_control_flow(tf, out_dir, log):
            [np.array(True), _f32(rng, 3), np.array(4, dtype=np.int32)], log=log)
 
 
+def fx_audio_frontend(tf, out_dir, log):
+    """An audio front end: log-mel spectrogram and MFCCs of a waveform (tf.signal.stft, the mel matrix,
+    tensordot, log, mfccs_from_log_mel_spectrograms): RFFTs, a ComplexAbs, a folded mel constant."""
+    rng = _rng(12)
+
+    @tf.function
+    def audio_frontend(waveform):
+        stfts = tf.signal.stft(waveform, frame_length=256, frame_step=128, fft_length=256)
+        spectrograms = tf.abs(stfts)
+        mel = tf.signal.linear_to_mel_weight_matrix(40, stfts.shape[-1], 16000, 20.0, 4000.0)
+        log_mel = tf.math.log(tf.tensordot(spectrograms, mel, 1) + 1e-6)
+        mfccs = tf.signal.mfccs_from_log_mel_spectrograms(log_mel)[..., :13]
+        return log_mel, mfccs
+
+    cf = audio_frontend.get_concrete_function(tf.TensorSpec([2, 1600], tf.float32, name="waveform"))
+    t = np.arange(1600) / 16000.0
+    tones = np.sin(2 * np.pi * np.array([[440.0], [1250.0]]) * t) + 0.1 * rng.standard_normal((2, 1600))
+    export(tf, out_dir, "audio_frontend", cf, [tones.astype(np.float32)], log=log)
+
+
 def ref_control_flow_gradients(tf, out_dir, log):
     """TensorFlow's gradients through tf.cond and tf.while_loop (values only: TensorFlow's gradient
     graph holds TensorList ops): tests/conformance/test_control_flow_gradients.py runs the same model."""
@@ -645,6 +665,7 @@ FIXTURES = {
     "dequantize_matmul": fx_dequantize_matmul,
     "elementwise_zoo": fx_elementwise_zoo,
     "control_flow": fx_control_flow,
+    "audio_frontend": fx_audio_frontend,
 }
 
 

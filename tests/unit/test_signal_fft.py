@@ -162,3 +162,46 @@ def test_real_transform_gradients_match_tensorflows_checker(name, length, use_fu
 
     report = compare_numerical_and_autodiff_gradients(model, inputs, use_function=use_function, abs_error=1e-6)
     assert all(r.checked for r in report.inputs)
+
+
+# --- the raw real-FFT ops -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name,rank", [("RFFT", 1), ("RFFT2D", 2), ("RFFT3D", 3)])
+def test_raw_real_ffts_are_tensorflows_ops(name, rank):
+    x = Z.real[..., :5]
+    lengths = np.asarray([3, 4, 7][-rank:], np.int32)       # crops the first dims, pads the last one
+    forward, inverse = getattr(tt.raw_ops, name), getattr(tt.raw_ops, "I" + name)
+    for f in modes(lambda v: forward(input=v, fft_length=lengths)):
+        np.testing.assert_allclose(f(tt.constant(x)).numpy(), np.fft.rfftn(x, s=lengths, axes=range(-rank, 0)),
+                                   rtol=1e-12, atol=1e-12)
+    y = Z[..., :5]
+    for f in modes(lambda v: inverse(input=v, fft_length=lengths)):
+        np.testing.assert_allclose(f(tt.constant(y)).numpy(), np.fft.irfftn(y, s=lengths, axes=range(-rank, 0)),
+                                   rtol=1e-12, atol=1e-12)
+    text = tt.function(lambda v: s.rfft(v, [8])).get_concrete_function(tt.TensorSpec([2, 6], tt.float32)).mlir()
+    assert '"tf.RFFT"' in text and "tensor<2x5xcomplex<f32>>" in text
+
+
+@pytest.mark.parametrize("use_function", [False, True], ids=["eager", "graph"])
+def test_real_fft_gradients_with_padding_fft_lengths(use_function):
+    """fft_length longer than the input: the kernels pad, the gradients crop (and the other way round)."""
+    from tinytf.gradcheck import compare_numerical_and_autodiff_gradients
+
+    w = RNG.standard_normal((3, 9))
+    forward = lambda a: tt.reduce_sum(tt.math.real(s.rfft2d(a, [3, 9])) * w[:, :5]  # noqa: E731
+                                      + tt.math.imag(s.rfft2d(a, [3, 9])) * w[:, 4:])
+    inverse = lambda a, b: tt.reduce_sum(s.irfft(tt.complex(a, b), [9]) * w[:2])  # noqa: E731
+    for model, inputs in ((forward, [RNG.standard_normal((2, 6))]),
+                          (inverse, [RNG.standard_normal((2, 3)), RNG.standard_normal((2, 3))])):
+        report = compare_numerical_and_autodiff_gradients(model, [tt.constant(v) for v in inputs],
+                                                          use_function=use_function, abs_error=1e-6)
+        assert all(r.checked for r in report.inputs)
+
+
+def test_raw_real_fft_errors():
+    with pytest.raises(InvalidArgumentError, match="float32 or float64"):
+        tt.raw_ops.RFFT(input=tt.constant(np.ones(4, np.complex64)), fft_length=np.asarray([4], np.int32))
+    with pytest.raises(InvalidArgumentError, match="vector of 2 lengths"):
+        tt.raw_ops.RFFT2D(input=tt.constant(np.ones((4, 4), np.float32)), fft_length=np.asarray([4], np.int32))
+    with pytest.raises(InvalidArgumentError, match="complex64 or complex128"):
+        tt.raw_ops.IRFFT(input=tt.constant(np.ones(4, np.float32)), fft_length=np.asarray([4], np.int32))

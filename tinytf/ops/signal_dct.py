@@ -1,5 +1,6 @@
-"""tt.signal.dct and idct, types II and III, over the innermost dim: TensorFlow's construction from the
-real FFTs (spectral_ops / dct_ops.py), in real arithmetic around them, so the gradients follow.
+"""tt.signal.dct and idct, types II, III and IV, over the innermost dim: TensorFlow's construction from the
+real FFTs (spectral_ops / dct_ops.py), in real arithmetic around them, so the gradients follow (type IV
+is the odd coefficients of the type II transform of the input zero-padded to twice its length).
 
     tt.signal.dct(x)                  # scipy.fft.dct(x, type=2)
     tt.signal.dct(x, norm="ortho")    # orthonormal
@@ -11,7 +12,7 @@ import numpy as np
 
 from tinytf.errors import InvalidArgumentError, UnimplementedError
 from tinytf.ops.op_functions import ops
-from tinytf.ops.signal_fft import irfft, rfft
+from tinytf.ops.signal_real_fft import irfft, rfft
 from tinytf.ops.tensor_inputs import as_tensor, static_dims
 
 __all__ = ["dct", "idct"]
@@ -19,8 +20,8 @@ __namespaces__ = {n: ("signal",) for n in __all__}
 
 
 def _check(what, x, type, axis, norm):
-    if type not in (2, 3):
-        raise UnimplementedError(f"tt.signal.{what}: DCT type {type} is not implemented (types 2 and 3 are)",
+    if type not in (2, 3, 4):
+        raise UnimplementedError(f"tt.signal.{what}: DCT type {type} is not implemented (types 2, 3 and 4 are)",
                                  "tf.FFT")
     if axis != -1:
         raise InvalidArgumentError(f"tt.signal.{what}: axis must be -1, got {axis} (as TensorFlow)", "tf.FFT")
@@ -58,6 +59,13 @@ def dct(input, type=2, n=None, axis=-1, norm=None, name=None):  # noqa: A002 (Te
     size = dims[-1]
     real_dtype = x.dtype.np
     k = np.arange(size)
+    if type == 4:
+        # dct4(x)_k = dct2(x padded to 2N)_(2k+1): 2 Σ x_n cos(π (2k+1)(2n+1) / 4N)
+        doubled = dct(_fit(x, dims, 2 * size), type=2)
+        out = ops.gather(doubled, np.arange(1, 2 * size, 2, dtype=np.int32), axis=len(dims) - 1)
+        if norm == "ortho":
+            out = ops.multiply(out, ops.scalar_like(out, np.sqrt(0.5) / np.sqrt(size)))
+        return out
     if type == 2:
         # dct2 = real(rfft(x, 2N)[:N] · 2 exp(-iπk / 2N)), in real arithmetic: 2 (re cos θ + im sin θ)
         spectrum = ops.gather(rfft(x, [2 * size]), np.arange(size, dtype=np.int32), axis=len(dims) - 1)
@@ -85,7 +93,7 @@ def dct(input, type=2, n=None, axis=-1, norm=None, name=None):  # noqa: A002 (Te
 
 
 def idct(input, type=2, n=None, axis=-1, norm=None, name=None):  # noqa: A002
-    """``tt.signal.idct``: the DCT of the inverse type (III for II); unnormalised unless ``norm="ortho"``,
-    as TensorFlow's (divide by 2N for the inverse)."""
-    inverse = {2: 3, 3: 2}.get(type, type)
+    """``tt.signal.idct``: the DCT of the inverse type (III for II, IV for IV); unnormalised unless
+    ``norm="ortho"``, as TensorFlow's (divide by 2N for the inverse)."""
+    inverse = {2: 3, 3: 2, 4: 4}.get(type, type)
     return dct(input, type=inverse, n=n, axis=axis, norm=norm)

@@ -5,8 +5,7 @@
 
 numpy's pocketfft eagerly, XLA's FFT under XLA. The gradients are TensorFlow's (fft_ops.py): the adjoint
 of the transform, N·IFFT for FFT and FFT/N for IFFT, N the size of the transformed dims. The real
-transforms (rfft, irfft and their 2-D and 3-D forms) are written with the complex ones, as
-numpy's are (the raw ops tf.RFFT / tf.IRFFT are not registered yet): their gradients follow.
+transforms (tf.RFFT, tf.IRFFT, ...) are in signal_real_fft.py.
 """
 from __future__ import annotations
 
@@ -26,8 +25,8 @@ from tinytf.ops.operands import static_value
 from tinytf.ops.tensor_inputs import as_tensor, static_dims
 from tinytf.ops.type_lists import COMPLEX, check_types
 
-__all__ = ["fft", "ifft", "fft2d", "ifft2d", "fft3d", "ifft3d", "rfft", "irfft", "rfft2d", "irfft2d", "rfft3d",
-           "irfft3d", "fftshift", "ifftshift", "hann_window", "hamming_window"]
+__all__ = ["fft", "ifft", "fft2d", "ifft2d", "fft3d", "ifft3d", "fftshift", "ifftshift", "hann_window",
+           "hamming_window"]
 __namespaces__ = {n: ("signal",) for n in __all__}
 
 
@@ -230,107 +229,3 @@ def hann_window(window_length, periodic=True, dtype=dtypes.float32, name=None):
 def hamming_window(window_length, periodic=True, dtype=dtypes.float32, name=None):
     """``tt.signal.hamming_window``: 0.54 - 0.46 cos(2πn / N)."""
     return _raised_cosine("hamming_window", window_length, periodic, dtype, 0.54, 0.46)
-
-
-# --- real transforms, written with the complex ones ----------------------------------------------
-
-_COMPLEX_OF = {"float32": dtypes.complex64, "float64": dtypes.complex128}
-_COMPLEX = {1: FFT, 2: FFT2D, 3: FFT3D}
-_INVERSE = {1: IFFT, 2: IFFT2D, 3: IFFT3D}
-
-
-def _lengths(what, x, rank, fft_length, default):
-    """The static transformed dims of x and the fft_length (``default(dims)`` when not given)."""
-    dims = static_dims(x)
-    if dims is None or len(dims) < rank or None in dims[len(dims) - rank:]:
-        raise UnimplementedError(f"tt.signal.{what}: the innermost {rank} dims must be static, got {dims}", "tf.FFT")
-    inner = list(dims[len(dims) - rank:])
-    if fft_length is None:
-        return inner, default(inner)
-    lengths = static_value(fft_length)
-    if lengths is None or np.shape(lengths) != (rank,):
-        raise InvalidArgumentError(f"tt.signal.{what}: fft_length must be {rank} static values, got {fft_length!r}",
-                                   "tf.FFT")
-    return inner, [int(n) for n in np.asarray(lengths).reshape(-1)]
-
-
-def _fit(x, axis_from_end, n, have):
-    """x's dim ``-axis_from_end`` cropped or zero-padded to n (TensorFlow's fft_length rule)."""
-    rank = len(static_dims(x))
-    axis = rank - axis_from_end
-    if have > n:
-        return ops.gather(x, np.arange(n, dtype=np.int32), axis=axis)
-    if have < n:
-        pads = np.zeros((rank, 2), np.int32)
-        pads[axis, 1] = n - have
-        return ops.pad(x, pads)
-    return x
-
-
-def _rfft(what, rank, input_tensor, fft_length):
-    x = as_tensor(input_tensor)
-    if x.dtype.name not in _COMPLEX_OF:
-        raise InvalidArgumentError(f"tt.signal.{what}: input must be float32 or float64, got {x.dtype.name}", "tf.FFT")
-    inner, lengths = _lengths(what, x, rank, fft_length, lambda dims: dims)
-    for k, (have, n) in enumerate(zip(inner, lengths)):
-        x = _fit(x, rank - k, n, have)
-    from tinytf.ops.complex_parts import complex as make_complex
-
-    spectrum = _COMPLEX[rank].bind(make_complex(x, ops.zeros_like(x)))
-    n = lengths[-1]
-    return ops.gather(spectrum, np.arange(n // 2 + 1, dtype=np.int32), axis=len(static_dims(x)) - 1)
-
-
-def _move_last(x, rank, back=False):
-    """x with its last axis moved in front of the ``rank - 1`` before it (or back)."""
-    r = len(static_dims(x))
-    head, inner = list(range(r - rank)), list(range(r - rank, r))
-    perm = head + (inner[1:] + inner[:1] if back else inner[-1:] + inner[:-1])
-    return ops.transpose(x, perm)
-
-
-def _irfft(what, rank, input_tensor, fft_length):
-    y = as_tensor(input_tensor)
-    if not y.dtype.is_complex:
-        raise InvalidArgumentError(f"tt.signal.{what}: input must be complex64 or complex128, got {y.dtype.name}",
-                                   "tf.IFFT")
-    inner, lengths = _lengths(what, y, rank, fft_length, lambda dims: dims[:-1] + [2 * (dims[-1] - 1)])
-    n = lengths[-1]
-    for k, (have, want) in enumerate(zip(inner, lengths[:-1] + [n // 2 + 1])):
-        y = _fit(y, rank - k, want, have)
-    if rank > 1:  # the inverse over the other axes first (numpy's irfftn), then the real one over the last
-        y = _move_last(_INVERSE[rank - 1].bind(_move_last(y, rank)), rank, back=True)
-    # the Hermitian extension of the last axis: X[k] = conj(Y[n - k]) for k > n/2
-    last = len(static_dims(y)) - 1
-    mirror = ops.conj(ops.gather(y, np.arange(n - n // 2 - 1, 0, -1, dtype=np.int32), axis=last)) \
-        if n - n // 2 - 1 > 0 else None
-    full = y if mirror is None else ops.concat([y, mirror], last)
-    from tinytf.ops.complex_parts import real
-
-    return real(IFFT.bind(full))
-
-
-def rfft(input_tensor, fft_length=None, name=None):
-    """``tt.signal.rfft``: the DFT of a real signal's innermost dim, its n // 2 + 1 non-negative frequencies."""
-    return _rfft("rfft", 1, input_tensor, fft_length)
-
-
-def irfft(input_tensor, fft_length=None, name=None):
-    """``tt.signal.irfft``: the real signal of length fft_length (default 2 (m - 1)) with that half spectrum."""
-    return _irfft("irfft", 1, input_tensor, fft_length)
-
-
-def rfft2d(input_tensor, fft_length=None, name=None):
-    return _rfft("rfft2d", 2, input_tensor, fft_length)
-
-
-def irfft2d(input_tensor, fft_length=None, name=None):
-    return _irfft("irfft2d", 2, input_tensor, fft_length)
-
-
-def rfft3d(input_tensor, fft_length=None, name=None):
-    return _rfft("rfft3d", 3, input_tensor, fft_length)
-
-
-def irfft3d(input_tensor, fft_length=None, name=None):
-    return _irfft("irfft3d", 3, input_tensor, fft_length)

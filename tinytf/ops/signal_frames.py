@@ -14,7 +14,8 @@ import numpy as np
 from tinytf.errors import InvalidArgumentError, UnimplementedError
 from tinytf.ops.op_functions import ops
 from tinytf.ops.operands import static_value
-from tinytf.ops.signal_fft import hann_window, irfft, rfft
+from tinytf.ops.signal_fft import hann_window
+from tinytf.ops.signal_real_fft import irfft, rfft
 from tinytf.ops.tensor_inputs import as_tensor, static_dims
 
 __all__ = ["frame", "overlap_and_add", "stft", "inverse_stft", "inverse_stft_window_fn"]
