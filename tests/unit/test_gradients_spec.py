@@ -303,6 +303,14 @@ SPECS = [
     S("tf.LogMatrixDeterminant", [NearIdentity((2, 3, 3))], id="LogMatrixDeterminant-batch"),
     # debugging
     S("tf.CheckNumerics", [x23], {"message": "x"}),
+    # tf.nn (nn_activations.py, nn_losses.py, nn_normalization.py, nn_space.py, nn_depth_space.py)
+    S("tf.Softsign", [nz23]), S("tf.SoftsignGrad", [x23, nz23]), S("tf.L2Loss", [x23]),
+    S("tf.LRN", [U((1, 2, 2, 5), 0.3, 1.5)], {"depth_radius": 1, "bias": 1.0, "alpha": 0.5, "beta": 0.75}),
+    S("tf.SpaceToBatchND", [U((1, 4, 4, 2)), i32(2, 3), K(np.array([[0, 0], [1, 1]], np.int32))]),
+    S("tf.BatchToSpaceND", [U((6, 2, 3, 2)), i32(2, 3), K(np.array([[1, 0], [0, 2]], np.int32))]),
+    S("tf.SpaceToBatch", [U((1, 3, 4, 2)), K(np.array([[1, 0], [0, 0]], np.int32))], {"block_size": 2}),
+    S("tf.BatchToSpace", [U((4, 2, 2, 1)), K(np.array([[0, 1], [1, 0]], np.int32))], {"block_size": 2}),
+    S("tf.SpaceToDepth", [U((1, 4, 2, 2))], {"block_size": 2}), S("tf.DepthToSpace", [U((1, 2, 1, 8))], {"block_size": 2}),
 ]
 
 # Differentiable ops whose operands are functions of a module: checked through their own tests.

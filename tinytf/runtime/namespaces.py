@@ -46,6 +46,9 @@ MODULE_NAMESPACES = {
     "conv": ("nn",),
     "pooling": ("nn",),
     "softmax": ("nn",),
+    "nn_activations": ("nn",),
+    "nn_losses": ("nn",),
+    "nn_normalization": ("nn",),
 }
 # Namespaces that are packages of their own (classes and seed state beside the op functions): tt.<name>.
 PACKAGES = ("random",)

@@ -1,0 +1,60 @@
+"""Record TensorFlow's results for the tf.nn cases (tests/conformance/nn_cases.py).
+
+Run by hand with TensorFlow installed, never in CI (tinytf is not imported):
+
+    .venv-bench/bin/python tests/conformance/export_nn_fixtures.py [--out tests/fixtures/nn/tf_nn.npz]
+
+Writes one npz: ``CASE/in{i}`` = positional input i as given to TensorFlow, ``CASE/out{i}`` = output i
+(eager, TensorFlow's CPU kernels), and ``__version__``.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+DEFAULT_OUT = HERE.parent / "fixtures" / "nn" / "tf_nn.npz"
+
+
+def load_cases():
+    spec = importlib.util.spec_from_file_location("nn_cases", HERE / "nn_cases.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.CASES
+
+
+def resolve(module, path: str):
+    for part in path.split("."):
+        module = getattr(module, part)
+    return module
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    args = parser.parse_args()
+    import tensorflow as tf
+
+    arrays = {"__version__": np.asarray(tf.__version__)}
+    for name, path, inputs, kwargs in load_cases():
+        tensors = {k: tf.constant(v) if isinstance(v, np.ndarray) else v for k, v in kwargs.items()}
+        result = resolve(tf, path)(*[tf.constant(x) for x in inputs], **tensors)
+        outs = result if isinstance(result, tuple | list) else [result]
+        for i, x in enumerate(inputs):
+            arrays[f"{name}/in{i}"] = np.asarray(x)
+        for k, v in kwargs.items():
+            if isinstance(v, np.ndarray):
+                arrays[f"{name}/kw_{k}"] = v
+        for i, out in enumerate(outs):
+            if out is not None:
+                arrays[f"{name}/out{i}"] = np.asarray(out)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(args.out, **arrays)
+    print(f"wrote {len(arrays)} arrays to {args.out}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,63 @@
+"""tf.nn functions against TensorFlow 2.21's own results (tests/fixtures/nn/tf_nn.npz, recorded by
+tests/conformance/export_nn_fixtures.py from the cases in tests/conformance/nn_cases.py), eagerly, in
+graph mode and under XLA, on the very inputs TensorFlow saw."""
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import tinytf as tt
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURE = np.load(ROOT / "fixtures" / "nn" / "tf_nn.npz")
+
+
+def _cases():
+    spec = importlib.util.spec_from_file_location("nn_cases", ROOT / "conformance" / "nn_cases.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.CASES
+
+
+CASES = _cases()
+
+
+def resolve(path: str):
+    fn = tt
+    for part in path.split("."):
+        fn = getattr(fn, part)
+    return fn
+
+
+def test_every_case_was_recorded():
+    recorded = {key.split("/")[0] for key in FIXTURE.files if "/" in key}
+    assert recorded == {name for name, *_ in CASES}, "rerun tests/conformance/export_nn_fixtures.py"
+    assert str(FIXTURE["__version__"]) == "2.21.0"
+
+
+@pytest.mark.parametrize("mode", ["eager", "graph", "xla"])
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_matches_tensorflow(case, mode):
+    name, path, inputs, kwargs = case
+    inputs = [FIXTURE[f"{name}/in{i}"] for i in range(len(inputs))]
+    tensors = {k for k, v in kwargs.items() if isinstance(v, np.ndarray)}
+    fixed = {k: v for k, v in kwargs.items() if k not in tensors}
+    fn = resolve(path)
+
+    def call(*args):
+        positional, named = args[:len(inputs)], dict(zip(sorted(tensors), args[len(inputs):], strict=True))
+        return fn(*positional, **named, **fixed)
+
+    run = {"eager": call, "graph": tt.function(call), "xla": tt.function(call, jit_compile=True)}[mode]
+    args = [tt.constant(x) for x in inputs] + [tt.constant(FIXTURE[f"{name}/kw_{k}"]) for k in sorted(tensors)]
+    result = run(*args)
+    outs = list(result) if isinstance(result, tuple | list) else [result]
+    wants = [FIXTURE[f"{name}/out{i}"] for i in range(len(outs)) if f"{name}/out{i}" in FIXTURE]
+    assert len(wants) == len([o for o in outs if o is not None])
+    for got, want in zip([o for o in outs if o is not None], wants, strict=True):
+        got = np.asarray(got.numpy())
+        assert got.shape == want.shape and got.dtype == want.dtype, (got.shape, want.shape, got.dtype, want.dtype)
+        np.testing.assert_allclose(got, want, rtol=2e-6, atol=2e-6 * max(1.0, float(np.abs(want).max(initial=0))))
