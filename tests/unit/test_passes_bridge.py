@@ -9,7 +9,7 @@ import tinytf.passes
 from tinytf import mlir
 from tinytf.cli.opt import TinyTFOptMain
 from tinytf.errors import InvalidArgumentError, NotFoundError
-from tinytf.passes.cluster_formation import ClusterFormation
+from tinytf.passes.cluster_function_body import ClusterFunctionBody
 from tinytf.passes.cluster_outlining import ClusterOutlining
 from tinytf.passes.inline import Inline
 from tinytf.passes.mark_input_output_aliases import MarkInputOutputAliases, alias_pairs
@@ -45,7 +45,7 @@ def arg_aliases(fn):
 
 
 def test_bridge_pipeline_marks_both_weights():
-    module = apply(mlir.parse(TRAIN), ClusterFormation(), ClusterOutlining(), MarkInputOutputAliases())
+    module = apply(mlir.parse(TRAIN), ClusterFunctionBody(), ClusterOutlining(), MarkInputOutputAliases())
     step, device = list(module.ops)
     call = next(op for op in step.walk() if op.name == "tf_device.cluster_func")
     assert device.sym_name.data == "_func" and device.sym_visibility.data == "private"
@@ -115,7 +115,7 @@ func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
 func.func private @sq(%a: tensor<2xf32>) -> tensor<2xf32> {
   %0 = "tf.Mul"(%a, %a) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
   func.return %0 : tensor<2xf32>
-}"""), Inline(), ClusterFormation(), ClusterOutlining())
+}"""), Inline(), ClusterFunctionBody(), ClusterOutlining())
     names = [(op.name, getattr(op, "sym_name", None)) for op in module.ops]
     assert [n for n, _ in names] == ["func.func", "func.func"]
     device = list(module.ops)[1]

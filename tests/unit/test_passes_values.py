@@ -13,7 +13,7 @@ from tinytf import mlir
 from tinytf.loaded_module import LoadedModule
 from tinytf.ops.functional import StatefulPartitionedCall
 from tinytf.ops.tf_device import ClusterFuncOp
-from tinytf.passes import ClusterFormation, ClusterOutlining, Inline, MarkInputOutputAliases, ShapeInference
+from tinytf.passes import ClusterFunctionBody, ClusterOutlining, Inline, MarkInputOutputAliases, ShapeInference
 
 FIXTURES = Path(__file__).parents[1] / "conformance" / "fixtures"
 
@@ -33,7 +33,7 @@ def cluster_funcs_as_calls(module):
 
 PIPELINES = {
     "canonicalize,tf-shape-inference,tf-inline": [CanonicalizePass(), ShapeInference(), Inline()],
-    "bridge": [ClusterFormation(), ClusterOutlining(), MarkInputOutputAliases(), CanonicalizePass(), ShapeInference()],
+    "bridge": [ClusterFunctionBody(), ClusterOutlining(), MarkInputOutputAliases(), CanonicalizePass(), ShapeInference()],
 }
 
 

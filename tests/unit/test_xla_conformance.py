@@ -98,12 +98,12 @@ def test_bridge_pipeline_then_xla_train_step():
     """cluster formation -> outlining -> input/output aliases, then XLA: the whole function (the
     cluster_func callee inlined) and the callee alone (what graph mode runs per cluster_func)."""
     from tinytf import mlir
-    from tinytf.passes import ClusterFormation, ClusterOutlining, MarkInputOutputAliases
+    from tinytf.passes import ClusterFunctionBody, ClusterOutlining, MarkInputOutputAliases
 
     data, args, outs = load("train_step")
     module = mlir.parse(FIXTURES / "train_step.mlir")
     ctx = mlir.context()
-    for p in (ClusterFormation(), ClusterOutlining(), MarkInputOutputAliases()):
+    for p in (ClusterFunctionBody(), ClusterOutlining(), MarkInputOutputAliases()):
         p.apply(ctx, module)
     entry = next(op.sym_name.data for op in module.ops if "tf.entry_function" in op.attributes)
     w, b = tt.Variable(args[2]), tt.Variable(args[3])

@@ -24,7 +24,7 @@ import numpy as np
 from rich.markup import escape
 
 SPARK = "▁▂▃▄▅▆▇█"
-CLUSTER_PIPELINE = ("tf-device-cluster-formation", "tf-device-cluster-outlining", "tf-device-mark-input-output-aliases")
+CLUSTER_PIPELINE = ("tf-device-cluster-function-body", "tf-device-cluster-outlining", "tf-device-mark-input-output-aliases")
 
 
 class StepFailed(Exception):
@@ -268,12 +268,12 @@ def cluster(tour: Tour) -> None:
     from xdsl.dialects import func
 
     import tinytf.mlir as mlir
-    from tinytf.passes import ClusterFormation, ClusterOutlining, MarkInputOutputAliases
+    from tinytf.passes import ClusterFunctionBody, ClusterOutlining, MarkInputOutputAliases
 
     tour.requires("train_cf", 4)
     module = tour.train_cf.module.clone()
     start = time.perf_counter()
-    for cls in (ClusterFormation, ClusterOutlining, MarkInputOutputAliases):
+    for cls in (ClusterFunctionBody, ClusterOutlining, MarkInputOutputAliases):
         cls().apply(mlir.context(), module)
     seconds = time.perf_counter() - start
     tour.console.print(f"{' -> '.join(CLUSTER_PIPELINE)}: {seconds * 1e3:.0f} ms")

@@ -2,7 +2,7 @@
 
 ``ALL_PASSES`` is what ``tinytf-opt`` registers, by each pass's ``name``:
 
-    tinytf-opt train.mlir -p tf-device-cluster-formation,tf-device-cluster-outlining,tf-device-mark-input-output-aliases
+    tinytf-opt train.mlir -p tf-device-cluster-function-body,tf-device-cluster-outlining,tf-device-mark-input-output-aliases
 
 Importing this package also hooks constant folding into xDSL's ``canonicalize`` for tf ops (what
 ``tt.function`` runs on a traced graph); ``tinytf-opt``'s ``canonicalize`` is ``Canonicalize``:
@@ -10,6 +10,7 @@ TensorFlow's folders and canonicalization patterns for every tf op, and MLIR's c
 """
 from tinytf.passes.canonicalize import Canonicalize
 from tinytf.passes.cluster_formation import ClusterFormation
+from tinytf.passes.cluster_function_body import ClusterFunctionBody
 from tinytf.passes.cluster_outlining import ClusterOutlining
 from tinytf.passes.constant_fold import ConstantFold
 from tinytf.passes.executor_canonicalize import ExecutorCanonicalization  # hooks tf_executor patterns into canonicalize
@@ -26,6 +27,7 @@ from tinytf.passes.sharding_identification import ShardingIdentification
 ALL_PASSES = [
     Canonicalize,
     ClusterFormation,
+    ClusterFunctionBody,
     ClusterOutlining,
     ConstantFold,
     ExecutorGraphPruning,
@@ -39,7 +41,7 @@ ALL_PASSES = [
     ShardingIdentification,
 ]
 
-__all__ = ["ALL_PASSES", "Canonicalize", "ClusterFormation", "ClusterOutlining", "ConstantFold", "Inline", "MarkInputOutputAliases",
+__all__ = ["ALL_PASSES", "Canonicalize", "ClusterFormation", "ClusterFunctionBody", "ClusterOutlining", "ConstantFold", "Inline", "MarkInputOutputAliases",
            "MergeVariableReads", "ShapeInference", "ShardingIdentification"]
 __all__ += ["ExecutorCanonicalization", "ExecutorGraphPruning", "ExecutorIslandCoarsening", "ExecutorToFunctional",
             "FunctionalToExecutor"]

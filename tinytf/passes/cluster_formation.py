@@ -1,164 +1,178 @@
-"""``tf-device-cluster-formation``: wrap each public function's computation in one
-``tf_device.cluster``, with variable reads before it and variable writes after it, the shape the
-TF-to-XLA bridge compiles and ``tf-device-mark-input-output-aliases`` pairs up.
+"""``tf-device-cluster-formation`` (TensorFlow's pass): group the ops of a block that carry the same
+non-empty ``device`` attribute into ``tf_device.launch`` regions on that device.
 
-    %w = "tf.ReadVariableOp"(%arg0) : (...) -> tensor<3xf32>
-    %0 = "tf_device.cluster"() ({
-      %1 = "tf.Mul"(%w, %c) : ...
-      "tf_device.return"(%1) : (tensor<3xf32>) -> ()
-    }) : () -> tensor<3xf32>
-    "tf.AssignVariableOp"(%arg0, %0) : (...) -> ()
+    %0 = "tf.A"(%arg0) : ...                          %0 = "tf.A"(%arg0) : ...
+    %1 = "tf.B"(%0) {device = "tpu0"} : ...     ->    %1 = "tf_device.launch"() <{device = "tpu0"}> ({
+    %2 = "tf.C"(%0, %1) {device = "tpu0"} : ...         %3 = "tf.B"(%0) : ...
+    %4 = "tf.D"(%2) : ...                               %4 = "tf.C"(%0, %3) : ...
+                                                        tf_device.return %4 : tensor<?xi32>
+                                                      }) : () -> tensor<?xi32>
+                                                      %2 = "tf.D"(%1) : ...
 
-- A ``tf.ReadVariableOp`` of a resource defined outside the cluster moves before it, unless a
-  write to that resource comes first; later reads of a resource already read reuse the first read
-  (a read is a snapshot, and no write comes between).
-- A ``tf.AssignVariableOp`` moves after it when nothing later touches its resource.
-- ``tf.AssignSubVariableOp`` / ``tf.AssignAddVariableOp`` are first decomposed, as TensorFlow's
-  ``tf-decompose-resource-ops`` does, into read, ``tf.Sub`` / ``tf.AddV2`` and ``tf.AssignVariableOp``,
-  so the update is computed in the cluster and the plain assign can alias the variable's buffer.
-- ``tf.VarHandleOp`` stays outside. Functions that already have a cluster are left alone.
+The blocks are each function's body and each ``tf_executor.island``'s body. Walking a block in
+order, an op with a device joins the nearest open group of its device when
+
+- each operand is a block argument, comes from another block, is defined before the group's first
+  op, or is defined inside the group's span by an op on the same device (a group need not be
+  contiguous: ops of other devices or of none may sit between its members); and
+- no side-effecting op that must run before it (a control predecessor) sits after the group's
+  last op, for moving it up into the group would reorder the two.
+
+Otherwise the open group is closed and the op starts a new one. A closed group becomes a launch
+placed right after its last op, returning the results used outside it; the members lose their
+``device`` attribute (the launch carries it), and users of the results that sit before the launch
+(with their own users) move after it, so every value is still defined before its uses.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.dialects.func import FuncOp
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 
-from tinytf.framework import tf_types
-from tinytf.ops.math import AddV2, Sub
-from tinytf.ops.resource import AssignVariableOp, ReadVariableOp
-from tinytf.ops.tf_device import ClusterFuncOp, ClusterOp, ReturnOp
-from tinytf.passes.symbols import is_private, op_name
-
-_UPDATES = {"tf.AssignSubVariableOp": Sub, "tf.AssignAddVariableOp": AddV2}
-_OUTSIDE = ("tf.VarHandleOp",)
+from tinytf.ops.tf_device import LaunchOp, ReturnOp
+from tinytf.ops.tf_executor import IslandOp
+from tinytf.passes import tf_op_traits as traits
+from tinytf.passes.tf_rewrite import bool_attr, is_pure, tf_name
 
 
-def decompose_updates(block: Block) -> None:
-    """``AssignSubVariableOp(r, d)`` -> ``AssignVariableOp(r, Sub(ReadVariableOp(r), d))`` (and Add)."""
-    for op in list(block.ops):
-        combine = _UPDATES.get(op_name(op))
-        if combine is None or len(op.operands) != 2 or op.results:
-            continue
-        resource, delta = op.operands
-        sub = tf_types.resource_subtype(resource.type)
-        value_type = sub if sub is not None else delta.type
-        read = ReadVariableOp.build(operands=[resource], result_types=[value_type])
-        new = combine.build(operands=[read.results[0], delta], result_types=[delta.type])
-        assign = AssignVariableOp.build(operands=[resource, new.results[0]], properties=AssignVariableOp.attrs_to_properties(
-            {"validate_shape": False}))
-        block.insert_ops_before([read, new, assign], op)
-        op.detach()
-        op.erase()
+@dataclass
+class DeviceGroup:
+    """Ops of one device, in block order, that will share one ``tf_device.launch``."""
+
+    device: str
+    ops: list[Operation] = field(default_factory=list)
 
 
-def _touches(op: Operation, resource: SSAValue) -> bool:
-    return any(v is resource for v in op.operands) or any(
-        _touches(inner, resource) for region in op.regions for inner in region.walk())
+def device_of(op: Operation) -> str:
+    """The op's ``device`` attribute, "" when it has none (region ops keep theirs as a property)."""
+    device = op.attributes.get("device")
+    return device.data if isinstance(device, StringAttr) else ""
 
 
-def _writes(op: Operation) -> set[SSAValue]:
-    """The resource values an op may write (conservatively: every resource operand of a non-read)."""
-    if isinstance(op, ReadVariableOp):
-        return set()
-    operands = [v for inner in op.walk() for v in inner.operands]
-    return {v for v in operands if tf_types.is_resource(v.type)}
-
-
-def form_cluster(fn: FuncOp) -> ClusterOp | None:
-    block = fn.body.block
-    decompose_updates(block)
-    body = list(block.ops)[:-1]  # everything but the terminator
-    outside_values = set(block.args)
-    before: list[Operation] = []
-    first_read: dict[SSAValue, ReadVariableOp] = {}
-    written: set[SSAValue] = set()
-    for op in body:
-        if op_name(op) in _OUTSIDE and all(v in outside_values for v in op.operands):
-            before.append(op)
-            outside_values.update(op.results)
-        elif isinstance(op, ReadVariableOp) and op.resource in outside_values and op.resource not in written:
-            earlier = first_read.get(op.resource)
-            if earlier is not None and _can_reuse(earlier, op):
-                op.results[0].replace_all_uses_with(earlier.results[0])
-                op.detach()
-                op.erase()
-                continue
-            first_read.setdefault(op.resource, op)
-            before.append(op)
-            outside_values.update(op.results)
-        else:
-            written |= _writes(op)
-    body = [op for op in list(block.ops)[:-1] if op not in before]
-    after: list[Operation] = []
-    for i in range(len(body) - 1, -1, -1):
-        op = body[i]
-        if (isinstance(op, AssignVariableOp) and op.resource in outside_values
-                and not any(_touches(later, op.resource) for later in body[i + 1:] if later not in after)):
-            after.insert(0, op)
-    inside = [op for op in body if op not in after]
-    if not inside:
+def effect_of(op: Operation) -> str | None:
+    """None for no side effects, "read" for ops that only read state, "write" for anything else
+    (an op TensorFlow does not declare is assumed to write, unless it says ``is_stateless``)."""
+    if is_pure(op) or bool_attr(op, "is_stateless"):
         return None
-    return _wrap(block, inside, after)
+    return "read" if tf_name(op) in traits.READ_ONLY else "write"
 
 
-def _can_reuse(earlier: ReadVariableOp, op: ReadVariableOp) -> bool:
-    """A later read may use an earlier read's value when the types agree or only tf ops see it."""
-    if earlier.results[0].type == op.results[0].type:
-        return True
-    return all(op_name(use.operation).startswith("tf.") for use in op.results[0].uses)
+def _ordered(first: Operation, second: Operation) -> bool:
+    """Must ``first`` run before ``second``, as side-effect analysis orders them."""
+    a, b = effect_of(first), effect_of(second)
+    return a is not None and b is not None and "write" in (a, b)
 
 
-def _wrap(block: Block, inside: list[Operation], after: list[Operation]) -> ClusterOp:
-    inside_set = set(inside)
-    escaping: list[SSAValue] = []
-    for op in inside:
-        for result in op.results:
-            if any(_top_level(use.operation, block) not in inside_set for use in result.uses):
-                escaping.append(result)
-    terminator = block.last_op
-    cluster_block = Block()
-    cluster = ClusterOp.build(regions=[Region(cluster_block)], result_types=[[v.type for v in escaping]])
-    block.insert_op_before(cluster, terminator)  # after the reads left outside, which stay in place
-    for op in inside:
-        op.detach()
-        cluster_block.add_op(op)
-    cluster_block.add_op(ReturnOp.build(operands=[escaping]))
-    for value, result in zip(escaping, cluster.results):
-        for use in list(value.uses):
-            if _top_level(use.operation, block) is not cluster:
-                use.operation.operands[use.index] = result
-    for op in after:
-        op.detach()
-        block.insert_op_before(op, terminator)
-    return cluster
+def _index(op: Operation) -> int:
+    return op.parent_block().get_operation_index(op)
 
 
-def _top_level(op: Operation, block: Block) -> Operation | None:
-    """The ancestor of ``op`` (or ``op`` itself) that sits directly in ``block``."""
+def can_join(group: DeviceGroup, op: Operation) -> bool:
+    block = group.ops[0].parent_block()
+    first, last = _index(group.ops[0]), _index(group.ops[-1])
+    here = _index(op)
+    if effect_of(op) is not None:
+        between = list(block.ops)[last + 1:here]
+        if any(_ordered(other, op) for other in between):
+            return False
+    for operand in op.operands:
+        if isinstance(operand, BlockArgument):
+            continue
+        owner = operand.owner
+        if owner.parent_block() is not block:
+            continue
+        at = _index(owner)
+        if at < first or (at <= last and device_of(owner) == group.device):
+            continue
+        return False
+    return True
+
+
+def _ancestor_in(block: Block, op: Operation) -> Operation | None:
     while op is not None and op.parent_block() is not block:
         op = op.parent_op()
     return op
 
 
-def form_clusters(module: ModuleOp) -> None:
-    for fn in list(module.ops):
-        if not isinstance(fn, FuncOp) or is_private(fn) or not fn.body.blocks:
+def build_launch(group: DeviceGroup) -> LaunchOp:
+    block = group.ops[-1].parent_block()
+    members = set(group.ops)
+    live_outs: list[SSAValue] = [
+        result for op in group.ops for result in op.results
+        if any(_ancestor_in(block, use.operation) not in members for use in result.uses)]
+    body = Block()
+    launch = LaunchOp.build(properties={"device": StringAttr(group.device)}, regions=[Region(body)],
+                            result_types=[[v.type for v in live_outs]])
+    block.insert_op_after(launch, group.ops[-1])
+    for op in group.ops:
+        op.detach()
+        op.attributes.pop("device", None)
+        body.add_op(op)
+    body.add_op(ReturnOp.build(operands=[live_outs]))
+    for value, result in zip(live_outs, launch.results):
+        for use in list(value.uses):
+            if _ancestor_in(block, use.operation) is not launch:
+                use.operation.operands[use.index] = result
+    move_users_after(launch)
+    return launch
+
+
+def move_users_after(launch: Operation) -> None:
+    """Users of the launch's results placed before it (and their users, in turn) move after it."""
+    block = launch.parent_block()
+    here = _index(launch)
+    to_move: dict[Operation, None] = {}
+    work = list(launch.results)
+    while work:
+        value = work.pop()
+        for use in value.uses:
+            op = _ancestor_in(block, use.operation)
+            if op is None or _index(op) > here or op in to_move:
+                continue
+            to_move[op] = None
+            work.extend(op.results)
+    anchor = launch
+    for op in sorted(to_move, key=_index):
+        op.detach()
+        block.insert_op_after(op, anchor)
+        anchor = op
+
+
+def form_launches(block: Block) -> None:
+    open_groups: dict[str, DeviceGroup] = {}
+    for op in list(block.ops):
+        device = device_of(op)
+        if not device:
             continue
-        if any(isinstance(op, ClusterOp | ClusterFuncOp) for op in fn.walk()):
+        group = open_groups.get(device)
+        if group is not None and can_join(group, op):
+            group.ops.append(op)
             continue
-        form_cluster(fn)
+        if group is not None:
+            build_launch(group)
+        open_groups[device] = DeviceGroup(device, [op])
+    for group in open_groups.values():
+        build_launch(group)
+
+
+def form_launches_in(fn: FuncOp) -> None:
+    for block in list(fn.body.blocks):
+        form_launches(block)
+    for island in [op for op in fn.walk() if isinstance(op, IslandOp)]:
+        form_launches(island.regions[0].blocks.first)
 
 
 @dataclass(frozen=True)
 class ClusterFormation(ModulePass):
-    """Wraps each public function's computation in one tf_device.cluster (reads before, writes after)."""
+    """Groups ops by their ``device`` attribute into ``tf_device.launch`` regions (TensorFlow's pass)."""
 
     name = "tf-device-cluster-formation"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        form_clusters(op)
+        for fn in list(op.walk()):
+            if isinstance(fn, FuncOp) and fn.body.blocks:
+                form_launches_in(fn)

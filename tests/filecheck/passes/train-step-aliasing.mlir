@@ -1,5 +1,5 @@
-// RUN: tinytf-opt %s -p tf-device-cluster-formation,tf-device-cluster-outlining,tf-device-mark-input-output-aliases | filecheck %s
-// RUN: tinytf-opt %S/../../conformance/fixtures/train_step.mlir -p tf-device-cluster-formation,tf-device-cluster-outlining,tf-device-mark-input-output-aliases | filecheck %s --check-prefix=FIXTURE
+// RUN: tinytf-opt %s -p tf-device-cluster-function-body,tf-device-cluster-outlining,tf-device-mark-input-output-aliases | filecheck %s
+// RUN: tinytf-opt %S/../../conformance/fixtures/train_step.mlir -p tf-device-cluster-function-body,tf-device-cluster-outlining,tf-device-mark-input-output-aliases | filecheck %s --check-prefix=FIXTURE
 
 // The bridge pipeline on a training step (read weights, compute, assign weights): the weights'
 // callee arguments alias the outputs that are assigned back; the input %x aliases nothing.
