@@ -48,9 +48,10 @@ from xdsl.utils.mlir_lexer import MLIRLexer, MLIRTokenKind
 
 import tinytf.ops  # noqa: F401  (registers every op)
 from tinytf.errors import InvalidArgumentError, NotFoundError, OpError, ParseError
-from tinytf.framework import apfloat, attributes, string_elements, value_names
+from tinytf.framework import apfloat, attributes, diagnostics, string_elements, value_names
 from tinytf.framework.op import IR_ONLY, REGISTRY, SOURCE_SPAN, location  # noqa: F401  (mlir.location)
 from tinytf.framework.tf_types import TensorProtoAttr, TFType
+from tinytf.ops import tf_saved_model
 from tinytf.ops.tf_device import TFDevice
 from tinytf.ops.tf_executor import TFExecutor
 
@@ -377,7 +378,12 @@ def _no_terminator(op: Operation):
     return check
 
 
+_VARIADIC_COUNT = re.compile(r"^Expected at least (\d+) operands?, but got (\d+)")
+
+
 def _verify_op(op: Operation, check=None) -> None:
+    if check is None:  # an op's dialect attributes first, as MLIR verifies them on entering the op
+        tf_saved_model.verify_attributes(op)
     try:
         op.verify(verify_nested_ops=False) if check is None else check()
     except Exception as err:
@@ -386,9 +392,12 @@ def _verify_op(op: Operation, check=None) -> None:
         detail = next((line for line in message if "does not verify" in line or line), str(err))
         detail = detail.split("Operation does not verify: ")[-1]
         detail = detail.removeprefix(f"'{op.name}' ")  # (xDSL names the op in some messages: we do)
+        detail = _VARIADIC_COUNT.sub(r"expected \1 or more operands, but found \2", detail)  # MLIR's words
         where = location(op)
         prefix = "" if isinstance(err, _BlockError) else f"'{op.name}' op "
-        raise InvalidArgumentError(f"{where + ': ' if where else ''}{prefix}{detail}", op.name) from None
+        error = InvalidArgumentError(f"{where + ': ' if where else ''}{prefix}{detail}", op.name)
+        error.related = diagnostics.related(err, where, location)  # notes and further errors, located
+        raise error from None
 
 
 # --- printing ----------------------------------------------------------------------------------

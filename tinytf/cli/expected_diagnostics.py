@@ -98,6 +98,17 @@ def reported(err: BaseException | str, kind: str = "error") -> Reported:
     return Reported(m.group("kind") or kind, int(m.group("line")), int(m.group("col")), m.group("message"))
 
 
+def located(kind: str, where: str, message: str) -> Reported:
+    """A diagnostic at ``where`` (``file:line:col``, or ``""`` when unknown)."""
+    return reported(f"{where}: {kind}: {message}" if where else message, kind)
+
+
+def reported_with_related(err: BaseException) -> list[Reported]:
+    """A verifier error and the diagnostics it brings along (``err.related``: its notes at other ops, a
+    further error at its own: see ``tinytf.framework.diagnostics``)."""
+    return [reported(err)] + [located(kind, where, text) for kind, where, text in getattr(err, "related", ())]
+
+
 def check(expected: list[Expected], diagnostics: list[Reported], name: str) -> list[str]:
     """The problems, as MLIR words them: each diagnostic no expectation matches, each expectation
     no diagnostic matched. Empty when the file's diagnostics are exactly the expected ones."""

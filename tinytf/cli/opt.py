@@ -28,7 +28,7 @@ import tinytf.mlir as mlir
 from tinytf.cli import expected_diagnostics as expected
 from tinytf.cli.errors import one_line, run_tool
 from tinytf.errors import InvalidArgumentError, OpError, ParseError
-from tinytf.framework import attributes
+from tinytf.framework import attributes, diagnostics
 
 SPLIT_MARKER = re.compile(rb"^[ \t]*// -----[ \t]*\r?$", re.M)  # a line of its own, as MLIR splits
 
@@ -159,7 +159,7 @@ class TinyTFOptMain(xDSLOptMain):
                 for problem in problems:
                     print(f"tinytf-opt: error: {problem}", file=sys.stderr)
                 failed = failed or bool(problems)
-                if module is not None and not diagnostics:
+                if module is not None and all(d.kind == "warning" for d in diagnostics):
                     output.write(self.output_resulting_program(module))
                 output.flush()
         finally:
@@ -169,21 +169,24 @@ class TinyTFOptMain(xDSLOptMain):
 
     def _diagnosed(self, data: bytes, offset: int, extension: str):
         """(the chunk after the passes, or None; the diagnostics it gave): a parse error, the first
-        verifier error of each function, or the error a pass raised."""
+        verifier error of each function (with its notes) and the verifiers' warnings, or the error a pass
+        raised."""
         try:
             module = self.parse_chunk(BytesIO(data), extension, offset)
         except (ParseError, OpError) as err:
             return None, [expected.reported(err)]
         if module is None:
             return None, []
-        errors = mlir.verify_each(module)
+        with diagnostics.collecting() as warnings:
+            errors = mlir.verify_each(module)
+        warned = [expected.located("warning", mlir.location(op), text) for op, text in warnings]
         if errors:
-            return None, [expected.reported(err) for err in errors]
+            return None, [d for err in errors for d in expected.reported_with_related(err)] + warned
         try:
             super().apply_passes(module)
         except (OpError, DiagnosticException, VerifyException) as err:
-            return None, [expected.reported(one_line(err))]
-        return module, []
+            return None, [*warned, expected.reported(one_line(err))]
+        return module, warned
 
 
 def main(argv: Sequence[str] | None = None) -> int:

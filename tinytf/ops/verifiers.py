@@ -33,7 +33,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
-from tinytf.framework import tf_types
+from tinytf.framework import diagnostics, tf_types
 
 __all__: list[str] = []  # helpers, not op functions
 
@@ -521,9 +521,9 @@ def check_inferred(op, inferred: Sequence[Attribute]) -> None:
     """InferTypeOpInterface: the result types must be compatible with the inferred ones."""
     results = [r.type for r in op.results]
     if len(results) != len(inferred) or not all(cast_compatible(a, b) for a, b in zip(inferred, results)):
-        fail(f"failed to infer returned types: '{op.name}' op inferred type(s) "
-             f"'{', '.join(str(t) for t in inferred)}' are incompatible with return type(s) of operation "
-             f"'{', '.join(str(t) for t in results)}'")
+        why = (f"'{op.name}' op inferred type(s) '{', '.join(str(t) for t in inferred)}' are incompatible with "
+               f"return type(s) of operation '{', '.join(str(t) for t in results)}'")
+        raise diagnostics.Error("failed to infer returned types", errors=[why])  # MLIR reports both
 
 
 def check_shape_result(operand_type: Attribute, result_type: Attribute, index: int | None = None) -> None:

@@ -123,6 +123,7 @@ def objectgraph_module(export_dir, tags=None) -> ModuleOp:
             for sig in graph.nodes[child.node_id].children:
                 name = graph._concrete_name(sig.node_id)
                 exported[name] = ([*exported.get(name, ([], False))[0], sig.local_name], True)
+    _private_copies_for_callers(module, {name for name, (names, _) in exported.items() if names})
     for name, (names, keyword) in sorted(exported.items()):
         if not names or name not in graph.importer.functions:
             continue
@@ -165,6 +166,7 @@ def signaturedefs_module(export_dir, tags=None) -> ModuleOp:
     used = sorted({v for names in session.importer.lifted.values() for v in names})
     symbols = {v: v.replace("/", "_") for v in used}
     _prepend(module, [_global_tensor(symbols[v], session.variables[v], None) for v in used])
+    _private_copies_for_callers(module, set(session.specs))
     for key, (inputs, outputs) in session.specs.items():
         lifted = session.importer.lifted[key]
         _export(session.importer.functions[key], [key], list(inputs), [(symbols[v], session.variables[v])
@@ -188,6 +190,39 @@ def signaturedefs_module(export_dir, tags=None) -> ModuleOp:
         _prepend(module, ops)
     module.attributes["tf_saved_model.semantics"] = UnitAttr()
     return module
+
+
+def _private_copies_for_callers(module: ModuleOp, exported: set[str]) -> None:
+    """An exported function may not be referenced inside the module (TensorFlow's verifier: "exported
+    function cannot be internally referenced"): the ops that call one call a private copy of it instead,
+    ``<name>_private``, taken before the exported one gets its tf_saved_model attributes."""
+    functions = {op.sym_name.data: op for op in module.body.block.ops if isinstance(op, func.FuncOp)}
+    copies: dict[str, str] = {}
+
+    def renamed(attr):
+        if isinstance(attr, SymbolRefAttr) and not attr.nested_references.data and attr.root_reference.data in exported \
+                and attr.root_reference.data in functions:
+            name = attr.root_reference.data
+            if name not in copies:
+                copies[name] = f"{name}_private"
+                copy = functions[name].clone()
+                copy.sym_name = StringAttr(copies[name])
+                copy.sym_visibility = StringAttr("private")
+                module.body.block.add_op(copy)
+            return SymbolRefAttr(copies[name])
+        if isinstance(attr, ArrayAttr):
+            items = [renamed(a) for a in attr.data]
+            return ArrayAttr(items) if any(a is not b for a, b in zip(items, attr.data)) else attr
+        return attr
+
+    for op in list(module.walk()):
+        if isinstance(op, func.FuncOp):
+            continue
+        for table in (op.properties, op.attributes):
+            for key, value in list(table.items()):
+                new = renamed(value)
+                if new is not value:
+                    table[key] = new
 
 
 def _prepend(module: ModuleOp, ops: list) -> None:
