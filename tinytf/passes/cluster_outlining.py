@@ -9,19 +9,21 @@ called by ``tf_device.cluster_func``; values the body uses from outside become i
     %0 = "tf_device.cluster_func"(%x) <{func = @_func}> {_xla_compile_device_type = "CPU"} : (tensor<f32>) -> tensor<f32>
     func.func private @_func(%arg0: tensor<f32>) -> tensor<f32> { ... func.return %1 ... }
 
-The cluster's discardable attributes move to the cluster_func; the function is named ``_func``
-(``_func_0``, ``_func_1``, ... when taken), as TensorFlow names them, and placed after its caller.
+The cluster's discardable attributes and its location move to the cluster_func; the function is
+named ``_func`` (``_func_0``, ``_func_1``, ... when taken), as TensorFlow names them, or what the
+cluster's ``_cluster_outlined_function_name`` says, and is placed after its caller.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp, SymbolRefAttr
+from xdsl.dialects.builtin import ModuleOp, StringAttr, SymbolRefAttr
 from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 
+from tinytf.framework.op import SOURCE_SPAN
 from tinytf.ops.tf_device import ClusterFuncOp, ClusterOp
 from tinytf.ops.tf_device import ReturnOp as DeviceReturnOp
 from tinytf.passes.symbols import fresh_symbol, functions, invalid
@@ -58,7 +60,8 @@ def outline(cluster: ClusterOp, module: ModuleOp, table: dict[str, FuncOp]) -> C
     if [v.type for v in terminator.operands] != [r.type for r in cluster.results]:
         raise invalid(cluster, "tf_device.return types do not match the cluster's result types")
     captured = captured_values(cluster)
-    name = fresh_symbol(table, "_func")
+    wanted = cluster.attributes.get("_cluster_outlined_function_name")
+    name = fresh_symbol(table, wanted.data if isinstance(wanted, StringAttr) else "_func")
     fn_block = Block(arg_types=[v.type for v in captured])
     for value, arg in zip(captured, fn_block.args):
         value.replace_uses_with_if(arg, lambda use: _inside(use.operation, cluster))
@@ -79,6 +82,9 @@ def outline(cluster: ClusterOp, module: ModuleOp, table: dict[str, FuncOp]) -> C
     call = ClusterFuncOp.build(operands=[captured], result_types=[[r.type for r in cluster.results]],
                                properties={"func": SymbolRefAttr(name)},
                                attributes=dict(cluster.attributes))
+    call.location = cluster.location
+    if SOURCE_SPAN in cluster.__dict__:  # (an island printed as `wraps` needs one location for both)
+        call.__dict__[SOURCE_SPAN] = cluster.__dict__[SOURCE_SPAN]
     parent = cluster.parent_block()
     parent.insert_op_before(call, cluster)
     for old, new in zip(cluster.results, call.results):

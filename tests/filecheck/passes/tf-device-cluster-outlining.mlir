@@ -63,3 +63,38 @@ func.func @no_cluster(%x: tensor<2xf32>) -> tensor<2xf32> {
   %0 = "tf.Relu"(%x) : (tensor<2xf32>) -> tensor<2xf32>
   func.return %0 : tensor<2xf32>
 }
+
+// -----
+
+// A cluster may name its function (_cluster_outlined_function_name); a taken name gets a suffix.
+
+// CHECK-LABEL: func.func @named_cluster
+// CHECK-NEXT:    "tf_device.cluster_func"(%arg0) <{func = @step_0}> {_cluster_outlined_function_name = "step"}
+// CHECK-LABEL: func.func private @step_0(%arg0: tensor<f32>) -> tensor<f32>
+// CHECK-NEXT:    "tf.Sqrt"(%arg0)
+func.func @named_cluster(%x: tensor<f32>) -> tensor<f32> {
+  %0 = "tf_device.cluster"() ({
+    %1 = "tf.Sqrt"(%x) : (tensor<f32>) -> tensor<f32>
+    tf_device.return %1 : tensor<f32>
+  }) {_cluster_outlined_function_name = "step"} : () -> tensor<f32>
+  func.return %0 : tensor<f32>
+}
+func.func private @step() -> ()
+
+// -----
+
+// A cluster that an island wraps: the island still wraps one op, now the cluster_func.
+
+// CHECK-LABEL: func.func @wrapped_by_an_island
+// CHECK:         %[[OUT:.*]], %{{.*}} = tf_executor.island wraps "tf_device.cluster_func"(%arg0) <{func = @_func}>
+// CHECK-NEXT:    tf_executor.fetch %[[OUT]]
+func.func @wrapped_by_an_island(%x: tensor<f32>) -> tensor<f32> {
+  %0 = tf_executor.graph {
+    %1:2 = tf_executor.island wraps "tf_device.cluster"() ({
+      %2 = "tf.Exp"(%x) : (tensor<f32>) -> tensor<f32>
+      tf_device.return %2 : tensor<f32>
+    }) : () -> tensor<f32>
+    tf_executor.fetch %1#0 : tensor<f32>
+  }
+  func.return %0 : tensor<f32>
+}
