@@ -39,7 +39,6 @@ from xdsl.dialects.scf import Scf
 from xdsl.dialects.tensor import Tensor
 from xdsl.ir import Dialect, Operation
 from xdsl.irdl import AnyAttr, ParamAttrConstraint, irdl_op_definition, prop_def, result_def
-from xdsl.parser import Parser
 from xdsl.parser.attribute_parser import AttrParser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import ParseError as XdslParseError
@@ -49,6 +48,7 @@ from xdsl.utils.mlir_lexer import MLIRLexer, MLIRTokenKind
 import tinytf.ops  # noqa: F401  (registers every op)
 from tinytf.errors import InvalidArgumentError, NotFoundError, OpError, ParseError
 from tinytf.framework import apfloat, attributes, diagnostics, string_elements, value_names
+from tinytf.framework.generic_op_parser import GenericOpFastPath
 from tinytf.framework.op import IR_ONLY, REGISTRY, SOURCE_SPAN, location  # noqa: F401  (mlir.location)
 from tinytf.framework.tf_types import TensorProtoAttr, TFType
 from tinytf.ops import tf_saved_model
@@ -117,8 +117,9 @@ AttrParser._TensorLiteralElement.to_type = _hex_aware_to_type
 MLIRLexer._unescaped_characters_regex = re.compile(r'"(?:[^"\\\n\v\f]++|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*+"')
 
 
-class _TFParser(Parser):
-    """Remembers where each op starts, so later diagnostics can say file:line:col."""
+class _TFParser(GenericOpFastPath):
+    """xDSL's parser with the fast path for TF's generic-form lines (``generic_op_parser``); remembers
+    where each op starts, so later diagnostics can say file:line:col."""
 
     line_offset = 0  # lines before this text in its file (a --split-input-file chunk)
 
