@@ -8,7 +8,8 @@ without editing ``tinytf/__init__.py``.
 An op module's public op functions are the names in its ``__all__``, and only those: the other
 functions of an op module (parsers, shape helpers, checks) are its own, and a module without
 ``__all__`` has none (its ops are reached through ``tt.raw_ops``). A module may steer its functions
-with ``__namespaces__ = {"fn_name": ("math", "nn")}``.
+with ``__namespaces__ = {"fn_name": ("math", "nn")}``, and export one under another name with
+``__export_as__ = {"fn_name": "public_name"}`` (where the public name is another op function's).
 """
 from __future__ import annotations
 
@@ -107,8 +108,10 @@ def build_namespaces() -> dict[str, dict]:
     for module in op_modules():
         defaults = MODULE_NAMESPACES.get(module.__name__.rsplit(".", 1)[1], DEFAULT_NAMESPACES)
         overrides = getattr(module, "__namespaces__", {})
+        renamed = getattr(module, "__export_as__", {})  # a public name an op function may not take (tt.image.transpose)
         for name, fn in public_functions(module).items():
             targets = set(overrides.get(name, defaults))
+            name = renamed.get(name, name)
             if name in LINALG:
                 targets.add("linalg")
             if name in TF_MATH:
