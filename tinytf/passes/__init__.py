@@ -13,6 +13,7 @@ from tinytf.passes.cluster_formation import ClusterFormation
 from tinytf.passes.cluster_function_body import ClusterFunctionBody
 from tinytf.passes.cluster_outlining import ClusterOutlining
 from tinytf.passes.constant_fold import ConstantFold
+from tinytf.passes.device_canonicalize import DeviceCanonicalization  # hooks tf_device patterns into canonicalize
 from tinytf.passes.executor_canonicalize import ExecutorCanonicalization  # hooks tf_executor patterns into canonicalize
 from tinytf.passes.executor_graph_pruning import ExecutorGraphPruning
 from tinytf.passes.executor_island_coarsening import ExecutorIslandCoarsening
@@ -43,5 +44,5 @@ ALL_PASSES = [
 
 __all__ = ["ALL_PASSES", "Canonicalize", "ClusterFormation", "ClusterFunctionBody", "ClusterOutlining", "ConstantFold", "Inline", "MarkInputOutputAliases",
            "MergeVariableReads", "ShapeInference", "ShardingIdentification"]
-__all__ += ["ExecutorCanonicalization", "ExecutorGraphPruning", "ExecutorIslandCoarsening", "ExecutorToFunctional",
+__all__ += ["DeviceCanonicalization", "ExecutorCanonicalization", "ExecutorGraphPruning", "ExecutorIslandCoarsening", "ExecutorToFunctional",
             "FunctionalToExecutor"]
