@@ -59,22 +59,115 @@ func.func private @orphan(%a: tensor<2xf32>) -> tensor<2xf32> {
 
 // -----
 
-// A callee whose result type differs from the call's is not inlined when a func.return uses the
-// result (the caller's signature would no longer match); tf ops take the refined type.
+// A callee whose types differ from the call's is inlined with a tf.Cast on each side that differs,
+// so the caller's uses keep their types.
 
 // CHECK-LABEL: func.func @typed_users
-// CHECK-NEXT:    %[[C:.*]] = "tf.PartitionedCall"(%arg0) {{.*}}f = @refined
-// CHECK-NEXT:    %[[R:.*]] = "tf.Relu"(%arg0) : (tensor<2xf32>) -> tensor<2xf32>
-// CHECK-NEXT:    %{{.*}} = "tf.Mul"(%[[R]], %[[R]]) : (tensor<2xf32>, tensor<2xf32>) -> tensor<*xf32>
-// CHECK-NEXT:    return %[[C]]
-// CHECK-LABEL: func.func private @refined
-func.func @typed_users(%x: tensor<2xf32>) -> (tensor<*xf32>, tensor<*xf32>) {
-  %0 = "tf.PartitionedCall"(%x) <{config = "", config_proto = "", executor_type = "", f = @refined}> : (tensor<2xf32>) -> tensor<*xf32>
-  %1 = "tf.PartitionedCall"(%x) <{config = "", config_proto = "", executor_type = "", f = @refined}> : (tensor<2xf32>) -> tensor<*xf32>
-  %2 = "tf.Mul"(%1, %1) : (tensor<*xf32>, tensor<*xf32>) -> tensor<*xf32>
-  func.return %0, %2 : tensor<*xf32>, tensor<*xf32>
+// CHECK-NEXT:    %[[IN:.*]] = "tf.Cast"(%arg0) <{Truncate = false}> : (tensor<2xf32>) -> tensor<*xf32>
+// CHECK-NEXT:    %[[R:.*]] = "tf.Relu"(%[[IN]]) : (tensor<*xf32>) -> tensor<*xf32>
+// CHECK-NEXT:    %[[OUT:.*]] = "tf.Cast"(%[[R]]) <{Truncate = false}> : (tensor<*xf32>) -> tensor<2xf32>
+// CHECK-NEXT:    %[[M:.*]] = "tf.Mul"(%[[OUT]], %[[OUT]]) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+// CHECK-NEXT:    return %[[M]] : tensor<2xf32>
+// CHECK-NOT:     func.func
+func.func @typed_users(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = "tf.PartitionedCall"(%x) <{config = "", config_proto = "", executor_type = "", f = @unranked}> : (tensor<2xf32>) -> tensor<2xf32>
+  %1 = "tf.Mul"(%0, %0) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  func.return %1 : tensor<2xf32>
 }
-func.func private @refined(%a: tensor<2xf32>) -> tensor<2xf32> {
-  %0 = "tf.Relu"(%a) : (tensor<2xf32>) -> tensor<2xf32>
+func.func private @unranked(%a: tensor<*xf32>) -> tensor<*xf32> {
+  %0 = "tf.Relu"(%a) : (tensor<*xf32>) -> tensor<*xf32>
+  func.return %0 : tensor<*xf32>
+}
+
+// -----
+
+// A callee marked tf._noinline stays a call, and stays in the module.
+
+// CHECK-LABEL: func.func @keeps_noinline
+// CHECK-NEXT:    %[[C:.*]] = "tf.StatefulPartitionedCall"(%arg0) {{.*}}f = @kept
+// CHECK-NEXT:    return %[[C]]
+// CHECK-LABEL: func.func private @kept
+func.func @keeps_noinline(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = "tf.StatefulPartitionedCall"(%x) <{config = "", config_proto = "", executor_type = "", f = @kept}> : (tensor<2xf32>) -> tensor<2xf32>
   func.return %0 : tensor<2xf32>
+}
+func.func private @kept(%a: tensor<2xf32>) -> tensor<2xf32> attributes {tf._noinline = true} {
+  %0 = "tf.Exp"(%a) : (tensor<2xf32>) -> tensor<2xf32>
+  func.return %0 : tensor<2xf32>
+}
+
+// -----
+
+// Two callers: a callee holding an unknown op with side effects would run it twice once copied, so
+// both calls stay; a callee holding only known ops (a variable write included) is inlined at both.
+
+// CHECK-LABEL: func.func @two_callers
+// CHECK-NEXT:    "tf.PartitionedCall"() {{.*}}f = @unknown_effect
+// CHECK-NEXT:    "tf.PartitionedCall"() {{.*}}f = @unknown_effect
+// CHECK-NEXT:    "tf.AssignVariableOp"(%arg0, %arg1)
+// CHECK-NEXT:    "tf.AssignVariableOp"(%arg0, %arg1)
+// CHECK-NEXT:    return
+// CHECK-LABEL: func.func private @unknown_effect
+// CHECK-NOT:     @known_effect
+func.func @two_callers(%v: tensor<!tf_type.resource<tensor<2xf32>>>, %x: tensor<2xf32>) {
+  "tf.PartitionedCall"() <{config = "", config_proto = "", executor_type = "", f = @unknown_effect}> : () -> ()
+  "tf.PartitionedCall"() <{config = "", config_proto = "", executor_type = "", f = @unknown_effect}> : () -> ()
+  "tf.PartitionedCall"(%v, %x) <{config = "", config_proto = "", executor_type = "", f = @known_effect}> : (tensor<!tf_type.resource<tensor<2xf32>>>, tensor<2xf32>) -> ()
+  "tf.PartitionedCall"(%v, %x) <{config = "", config_proto = "", executor_type = "", f = @known_effect}> : (tensor<!tf_type.resource<tensor<2xf32>>>, tensor<2xf32>) -> ()
+  func.return
+}
+func.func private @unknown_effect() {
+  "tf.CustomWriter"() : () -> ()
+  func.return
+}
+func.func private @known_effect(%v: tensor<!tf_type.resource<tensor<2xf32>>>, %x: tensor<2xf32>) {
+  "tf.AssignVariableOp"(%v, %x) <{validate_shape = false}> : (tensor<!tf_type.resource<tensor<2xf32>>>, tensor<2xf32>) -> ()
+  func.return
+}
+
+// -----
+
+// The call's device goes to the inlined ops that have none; an op's own device stays.
+
+// CHECK-LABEL: func.func @carries_device
+// CHECK-NEXT:    "tf.Neg"(%arg0) {device = "/device:CPU:0"}
+// CHECK-NEXT:    "tf.Exp"(%{{.*}}) {device = "/device:GPU:0"}
+func.func @carries_device(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = "tf.PartitionedCall"(%x) <{config = "", config_proto = "", executor_type = "", f = @placed}> {device = "/device:CPU:0"} : (tensor<2xf32>) -> tensor<2xf32>
+  func.return %0 : tensor<2xf32>
+}
+func.func private @placed(%a: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = "tf.Neg"(%a) : (tensor<2xf32>) -> tensor<2xf32>
+  %1 = "tf.Exp"(%0) {device = "/device:GPU:0"} : (tensor<2xf32>) -> tensor<2xf32>
+  func.return %1 : tensor<2xf32>
+}
+
+// -----
+
+// Inside an island a one-block callee is inlined; a callee of several blocks stays a call.
+
+// CHECK-LABEL: func.func @into_an_island
+// CHECK:         tf_executor.island {
+// CHECK-NEXT:      %[[N:.*]] = "tf.Neg"(%arg0)
+// CHECK-NEXT:      %[[C:.*]] = "tf.PartitionedCall"(%arg0) {{.*}}f = @branchy
+// CHECK-NEXT:      tf_executor.yield %[[N]], %[[C]]
+func.func @into_an_island(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = tf_executor.graph {
+    %1:3 = tf_executor.island {
+      %2 = "tf.PartitionedCall"(%x) <{config = "", config_proto = "", executor_type = "", f = @straight}> : (tensor<2xf32>) -> tensor<2xf32>
+      %3 = "tf.PartitionedCall"(%x) <{config = "", config_proto = "", executor_type = "", f = @branchy}> : (tensor<2xf32>) -> tensor<2xf32>
+      tf_executor.yield %2, %3 : tensor<2xf32>, tensor<2xf32>
+    }
+    tf_executor.fetch %1#1 : tensor<2xf32>
+  }
+  func.return %0 : tensor<2xf32>
+}
+func.func private @straight(%a: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = "tf.Neg"(%a) : (tensor<2xf32>) -> tensor<2xf32>
+  func.return %0 : tensor<2xf32>
+}
+func.func private @branchy(%a: tensor<2xf32>) -> tensor<2xf32> {
+  cf.br ^bb1
+^bb1:
+  func.return %a : tensor<2xf32>
 }
