@@ -21,7 +21,8 @@ from tinytf.runtime.static_plan import StaticPlan
 
 ROOT = pathlib.Path(tt.__file__).parent
 ENGINES = ["runtime/dispatch.py", "runtime/eager.py", "runtime/executor.py", "runtime/static_plan.py",
-           "runtime/forwarding.py", "runtime/parallel.py", "runtime/function_body.py", "xla/lowering.py",
+           "runtime/specialized_plan.py", "runtime/forwarding.py", "runtime/parallel.py", "runtime/function_body.py",
+           "xla/lowering.py",
            "xla/values.py", "xla/control_flow.py", "xla/arguments.py", "xla/compile.py", "xla/xla_function.py",
            "autodiff/batching.py", "autodiff/sparse_batch.py", "autodiff/tape.py", "autodiff/vectorized.py"]
 

@@ -17,7 +17,10 @@ into a buffer (tinytf/runtime/forwarding.py).
 
 ``Program(module, trusted=[name])``: the caller guarantees the argument types of those functions
 (``tt.function`` checks its arguments against the traced signature), so their plans are static
-plans (tinytf/runtime/static_plan.py): shape rules once at compile time, bare kernel calls.
+plans (tinytf/runtime/static_plan.py): shape rules once at compile time, bare kernel calls. Any
+other function, called again with arguments of types seen before (a loaded model's entry at each
+call, a ``tf.While`` body at each iteration), runs a plan specialized to those types
+(tinytf/runtime/specialized_plan.py); a loop whose body keeps its types runs on one such plan.
 """
 from __future__ import annotations
 
@@ -58,6 +61,8 @@ def _where(op: Operation) -> str:
 
 def truth(value, what: str) -> bool:
     """TensorFlow's predicate rule: a scalar's value; a non-scalar is true when it is non-empty."""
+    if value.__class__ is np.bool_:
+        return bool(value)
     value = np.asarray(value)
     if value.dtype.kind == "O":
         raise InvalidArgumentError(f"{what}: predicate must be a numeric or bool tensor")
@@ -67,7 +72,7 @@ def truth(value, what: str) -> bool:
 class Plan:
     """One function compiled: steps over numbered slots; ``wheres[i]`` is step i's file:line:col."""
 
-    __slots__ = ("name", "num_args", "arg_types", "steps", "template", "results", "wheres", "calls")
+    __slots__ = ("name", "num_args", "arg_types", "steps", "template", "results", "wheres", "calls", "ops")
 
     def run(self, args: list) -> list:
         slots = list(self.template)
@@ -98,6 +103,7 @@ class Program:
             op.sym_name.data: op for op in module.ops if isinstance(op, func.FuncOp)}
         self.plans: dict[str, Plan] = {}
         self.resources: dict = {}
+        self.specializer = None  # general plans specialized to their arguments' types (specialized_plan.py)
         # functions whose callers guarantee the declared argument types (tt.function checks its
         # arguments against the traced signature): their plans may rely on static types
         self.trusted = frozenset(trusted)
@@ -118,11 +124,27 @@ class Program:
         plan = self.plan(name)
         if len(args) != plan.num_args:
             raise InvalidArgumentError(f"@{name} takes {plan.num_args} arguments, got {len(args)}")
+        if plan.__class__ is Plan:  # a general plan: the one specialized to these arguments' types, if any
+            plan = self.specialized(plan, args) or plan
+        return self._run_plan(plan, args)
+
+    def specialized(self, plan: Plan, args: list, sightings: int = 2):
+        """``plan`` specialized to ``args``' types once they have been seen ``sightings`` times, else None."""
+        return self._specializer().plan_for(plan, args, sightings)
+
+    def _specializer(self):
+        if self.specializer is None:
+            from tinytf.runtime.specialized_plan import Specializer  # (it builds on this module)
+
+            self.specializer = Specializer()
+        return self.specializer
+
+    def _run_plan(self, plan: Plan, args: list) -> list:
         if not plan.calls:  # runs no other function: it cannot recurse
             return plan.run(args)
         depth = getattr(_calls, "depth", 0)
         if depth >= MAX_CALL_DEPTH:  # a function that calls itself without end: an error, not a crash
-            raise InvalidArgumentError(f"@{name}: function calls nested deeper than {MAX_CALL_DEPTH} "
+            raise InvalidArgumentError(f"@{plan.name}: function calls nested deeper than {MAX_CALL_DEPTH} "
                                        "(recursive PartitionedCall / If / While?)")
         _calls.depth = depth + 1
         try:
@@ -184,6 +206,7 @@ class Program:
         plan.results = results
         plan.wheres = wheres
         plan.calls = any(calls_functions(op) is not None for op in ops)
+        plan.ops = ops
         if plan.name in self.trusted:
             from tinytf.runtime import static_plan  # (it builds on this module)
 
@@ -271,11 +294,48 @@ class Program:
 
     def _while(self, cond: str, body: str, args: list, n_results: int) -> list:
         values = list(args)
+        plans = self._loop_plans(cond, body, values, 2)
+        if plans is None:  # (types not seen before, or a body that changes them)
+            if not truth(self.run(cond, values)[0], "tf.While"):
+                return values
+            values = self._body(body, values, len(args))
+            plans = self._loop_plans(cond, body, values, 1)  # the body runs again: worth compiling
+        if plans is not None:
+            return self._loop(*plans, values)
         while truth(self.run(cond, values)[0], "tf.While"):
-            values = self.run(body, values)
-            if len(values) != len(args):
-                raise InvalidArgumentError(f"tf.While: body @{body} returned {len(values)} values for "
-                                           f"{len(args)} loop variables", "tf.While")
+            values = self._body(body, values, len(args))
+        return values
+
+    def _body(self, body: str, values: list, count: int) -> list:
+        values = self.run(body, values)
+        if len(values) != count:
+            raise InvalidArgumentError(f"tf.While: body @{body} returned {len(values)} values for "
+                                       f"{count} loop variables", "tf.While")
+        return values
+
+    def _loop_plans(self, cond: str, body: str, values: list, sightings: int) -> tuple | None:
+        """(cond's plan, body's plan) for every iteration that starts with values of ``values``' types:
+        traced functions' static plans, or plans specialized to these types (once seen ``sightings``
+        times) when the body gives values of the same types again (a fixed point); else None."""
+        plans = self.plan(cond), self.plan(body)
+        if any(p.num_args != len(values) for p in plans):
+            return None
+        if plans[0].__class__ is Plan or plans[1].__class__ is Plan:
+            specializer = self._specializer()
+            key = specializer.signature(values)
+            if plans[1].__class__ is Plan:
+                plans = plans[0], specializer.plan_for(plans[1], values, sightings, key)
+                if plans[1] is None or not plans[1].fixed_point:
+                    return None
+            if plans[0].__class__ is Plan:
+                plans = specializer.plan_for(plans[0], values, sightings, key), plans[1]
+        return None if None in plans or len(plans[1].results) != len(values) else plans
+
+    def _loop(self, cond: Plan, body: Plan, values: list) -> list:
+        run_cond = cond.run if not cond.calls else lambda vs: self._run_plan(cond, vs)
+        run_body = body.run if not body.calls else lambda vs: self._run_plan(body, vs)
+        while truth(run_cond(values)[0], "tf.While"):
+            values = run_body(values)
         return values
 
 

@@ -115,6 +115,22 @@ def _compute_kernel(compute, attrs, dtype, general):
     return run
 
 
+def _compute_results_kernel(compute, attrs, dtypes_: tuple, general):
+    """``_compute_kernel`` for an op of several results: a list of them, in the promised dtypes."""
+    count = len(dtypes_)
+
+    def run(*arrays):
+        try:
+            outs = compute(np, *arrays, **attrs)
+        except Exception:
+            return general(list(arrays))
+        if not isinstance(outs, tuple | list) or len(outs) != count:
+            return general(list(arrays))  # (the general runner says what is wrong)
+        return [o if o.__class__ is _ndarray and o.dtype == d else _conform(o, d) for o, d in zip(outs, dtypes_)]
+
+    return run
+
+
 class _TracedVariable(AbstractVariable):
     """A variable as the traced types promise it (a ``resource<tensor<2x3xf32>>`` operand), for running
     a shape rule once at compile time."""
@@ -158,22 +174,32 @@ def _variables_as_traced(kernel, name: str, variables: dict, general):
     return run
 
 
-def bare_kernel(op, general, dying: set, constants: dict):
-    """``(kernel, bytes of its result)`` for ``op`` when its types make the general runner's checks
-    redundant, else None. ``dying``: operand positions read for the last time; ``constants``:
-    operand position -> value of the constant operands."""
-    if not isinstance(op, Op) or len(op.results) > 1:
-        return None
-    info = dispatch.op_info(type(op))
-    if not op.results:
-        return _unchecked_update(op, general)
-    if info.kernel is not None or info.compute is None:
-        return None
-    result = _static(op.results[0].type)
+def ir_types(op) -> tuple:
+    """(operands, variables, results) as ``bare_kernel`` takes them, from the types the IR declares:
+    (shape, numpy dtype) or None per operand and result; variables: operand position -> the
+    (shape, numpy dtype) of the variable a resource operand holds."""
     types = [v.type for v in op.operands]
     variables = {i: _static(tf_types.resource_subtype(t)) for i, t in enumerate(types) if tf_types.is_resource(t)}
     operands = [variables[i] if i in variables else _static(t) for i, t in enumerate(types)]
-    if result is None or any(o is None for o in operands):
+    return operands, variables, [_static(r.type) for r in op.results]
+
+
+def bare_kernel(op, general, dying: set, constants: dict, types: tuple | None = None):
+    """``(kernel, bytes of its results)`` for ``op`` when its types make the general runner's checks
+    redundant, else None. ``dying``: operand positions read for the last time; ``constants``:
+    operand position -> value of the constant operands; ``types``: what ``ir_types`` gives, from
+    elsewhere (a plan specialized to its arguments' types), else the IR's."""
+    if not isinstance(op, Op):
+        return None
+    info = dispatch.op_info(type(op))
+    types = ir_types(op) if types is None else types
+    if not op.results:
+        return _unchecked_update(op, general, types)
+    if info.kernel is not None or info.compute is None:
+        return None
+    operands, variables, results = types
+    if any(r is None for r in results) or any(o is None for o in operands) or \
+            any(v is None for v in variables.values()):
         return None
     if not has_trait(op, Elementwise) and any(o[1].kind not in "fc" and i not in constants and i not in variables
                                               for i, o in enumerate(operands)):
@@ -181,16 +207,21 @@ def bare_kernel(op, general, dying: set, constants: dict):
     attrs = op.attr_values()
     specs = [TensorSpec((), dtypes.resource, value=_TracedVariable(s, d)) if i in variables
              else TensorSpec(s, d, value=constants.get(i)) for i, (s, d) in enumerate(operands)]
-    try:  # the shape rule, once: it must accept these operands and promise the IR's result type
-        spec = info.infer(*specs, **attrs)
+    try:  # the shape rule, once: it must accept these operands and promise the IR's result types
+        found = info.infer(*specs, **attrs)
     except Exception:
         return None
-    if isinstance(spec, list):
-        spec = spec[0] if len(spec) == 1 else None
-    if not isinstance(spec, TensorSpec) or spec.shape is None or tuple(spec.shape) != result[0] \
-            or spec.dtype.np != result[1]:
+    found = found if isinstance(found, list) else [found]
+    if len(found) != len(results) or any(not isinstance(spec, TensorSpec) or spec.shape is None
+                                         or tuple(spec.shape) != shape or spec.dtype.np != dtype
+                                         for spec, (shape, dtype) in zip(found, results)):
         return None
-    shape, dtype = result
+    if len(results) > 1:  # (a list of results: the compute, each result in its promised dtype)
+        if variables:
+            return None
+        kernel = _compute_results_kernel(info.compute, attrs, tuple(d for _, d in results), general)
+        return kernel, max(math.prod(s) * d.itemsize for s, d in results)
+    (shape, dtype), = results
     nbytes = math.prod(shape) * dtype.itemsize
     kernel = None
     if dtype.kind == "f" and all(d == dtype for _, d in operands) and not variables:
@@ -205,27 +236,26 @@ def bare_kernel(op, general, dying: set, constants: dict):
     return kernel, nbytes
 
 
-def _unchecked_update(op, general):
+def _unchecked_update(op, general, types: tuple):
     """A variable update whose operand types are static and the variable's: its class's unchecked
     kernel behind the traced-variable check (``(kernel, 0)``), else None."""
     unchecked = getattr(type(op), "unchecked_kernel", None)
-    types = [v.type for v in op.operands]
-    if unchecked is None or not types or not tf_types.is_resource(types[0]):
-        return None
-    var = _static(tf_types.resource_subtype(types[0]))
-    if var is None or any(_static(t) is None or _static(t)[1] != var[1] for t in types[1:]):
+    operands, variables, _ = types
+    var = variables.get(0)
+    if unchecked is None or var is None or any(o is None or o[1] != var[1] for o in operands[1:]):
         return None
     scalars = getattr(type(op), "SCALAR_OPERANDS", ())
-    if any(_static(t)[0] != (() if i in scalars else var[0]) for i, t in enumerate(types) if i > 0):
+    if any(o[0] != (() if i in scalars else var[0]) for i, o in enumerate(operands) if i > 0):
         return None
     kernel = unchecked(op.attr_values())
     return None if kernel is None else (_variables_as_traced(kernel, op_name(op), {0: var}, general), 0)
 
 
-def compile_static(plan: Plan, ops: list) -> StaticPlan:
+def compile_static(plan: Plan, ops: list, types: list | None = None, cls=None) -> StaticPlan:
     """``plan`` (steps compiled for ``ops``) as a StaticPlan: bare kernels where types allow, the
-    whole plan generated as one Python function."""
-    out = StaticPlan.__new__(StaticPlan)
+    whole plan generated as one Python function. ``types``: per op, what ``ir_types`` gives, when
+    they are known from elsewhere than the IR; ``cls``: a StaticPlan subclass to make."""
+    out = (cls or StaticPlan).__new__(cls or StaticPlan)
     for key in Plan.__slots__:
         setattr(out, key, getattr(plan, key))
     produced = {s for _, _, outs, _ in plan.steps for s in outs}  # values of steps, not arguments / constants
@@ -242,12 +272,14 @@ def compile_static(plan: Plan, ops: list) -> StaticPlan:
             code = f"{', '.join(f's{o}' for o in outs)}, = {', '.join(f's{i}' for i in ins)},"
         else:
             found = bare_kernel(op, run, dying, {p: plan.template[s] for p, s in enumerate(ins)
-                                                       if plan.template[s] is not None and s >= plan.num_args})
+                                                       if plan.template[s] is not None and s >= plan.num_args},
+                                None if types is None else types[index])
             namespace[f"k{index}"] = found[0] if found else run
             if found:
                 bare.add(index)
                 max_bytes = max(max_bytes, found[1])
-                code = f"s{outs[0]} = k{index}({args})" if outs else f"k{index}({args})"
+                targets = f"s{outs[0]}" if len(outs) == 1 else "".join(f"s{s}, " for s in outs)
+                code = f"{targets} = k{index}({args})" if outs else f"k{index}({args})"
             else:  # the general runner takes a list that is a dying value's only holder
                 targets = "".join(f"s{s}, " for s in outs)
                 dead = [f"s{s}" for s in free if s in produced]
