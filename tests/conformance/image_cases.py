@@ -110,10 +110,40 @@ CASES["total_variation"] = ("image.total_variation", (IMG,), {})
 CASES["total_variation_single"] = ("image.total_variation", (ONE,), {})
 CASES["image_gradients"] = ("image.image_gradients", (IMG,), {})
 CASES["sobel_edges"] = ("image.sobel_edges", (IMG,), {})
+BOXES = _boxes(5, 15)
+BOX_IND = np.int32([0, 1, 1, 0, 1])
+for method in ("bilinear", "nearest"):
+    CASES[f"crop_and_resize_{method}"] = ("image.crop_and_resize", (BIG, BOXES, BOX_IND, [4, 6]),
+                                          {"method": method, "extrapolation_value": -1.0})
+CASES["crop_and_resize_one_pixel"] = ("image.crop_and_resize", (IMG, BOXES[:2], BOX_IND[:2], [1, 1]), {})
+for rate in (1, 2):
+    CASES[f"extract_patches_valid_{rate}"] = ("image.extract_patches", (BIG,), {
+        "sizes": [1, 3, 2, 1], "strides": [1, 2, 3, 1], "rates": [1, rate, 1, 1], "padding": "VALID"})
+    CASES[f"extract_patches_same_{rate}"] = ("image.extract_patches", (BIG,), {
+        "sizes": [1, 3, 4, 1], "strides": [1, 4, 3, 1], "rates": [1, 1, rate, 1], "padding": "SAME"})
+CASES["non_max_suppression"] = ("image.non_max_suppression", (NMS_BOXES, NMS_SCORES, 8, 0.3), {})
+CASES["non_max_suppression_threshold"] = ("image.non_max_suppression", (NMS_BOXES, NMS_SCORES, 20, 0.5, 0.4), {})
+CASES["non_max_suppression_with_scores_soft"] = ("image.non_max_suppression_with_scores",
+                                                 (NMS_BOXES, NMS_SCORES, 12, 0.6, 0.05, 0.5), {})
+CASES["non_max_suppression_padded"] = ("image.non_max_suppression_padded", (NMS_BOXES, NMS_SCORES, 12, 0.4, 0.2),
+                                       {"pad_to_max_output_size": True})
+_OVERLAPS = _rng(16).uniform(0, 1, (12, 12)).astype(np.float32)
+CASES["non_max_suppression_overlaps"] = ("image.non_max_suppression_overlaps",
+                                         ((_OVERLAPS + _OVERLAPS.T) / 2, NMS_SCORES[:12], 6, 0.6, 0.1), {})
+CASES["combined_non_max_suppression"] = ("image.combined_non_max_suppression", (
+    np.stack([NMS_BOXES[:, None, :], NMS_BOXES[::-1, None, :]]), np.stack([
+        np.stack([NMS_SCORES, NMS_SCORES[::-1] * 0.9, NMS_SCORES ** 2], 1),
+        np.stack([NMS_SCORES ** 0.5, NMS_SCORES * 0.7, NMS_SCORES[::-1]], 1)]).astype(np.float32), 4, 9), {
+    "iou_threshold": 0.4, "score_threshold": 0.1})
+CASES["combined_non_max_suppression_per_class_boxes"] = ("image.combined_non_max_suppression", (
+    np.stack([NMS_BOXES.reshape(15, 2, 4), NMS_BOXES[::-1].reshape(15, 2, 4)]) * 1.3 - 0.1,
+    np.stack([np.stack([NMS_SCORES[:15], NMS_SCORES[15:]], 1), np.stack([NMS_SCORES[15:], NMS_SCORES[:15]], 1)]),
+    3, 5), {"iou_threshold": 0.5, "pad_per_class": True, "clip_boxes": False})
+
 # gradients: d sum(f(x) * w) / dx, w drawn to the output's shape (seed 99)
 GRADIENT_CASES = ("resize_bilinear_up", "resize_bicubic_down", "resize_nearest_up", "resize_lanczos3_down_antialias",
                   "raw_ResizeBilinear_10", "ssim", "total_variation", "sobel_edges", "adjust_gamma",
-                  "per_image_standardization", "rgb_to_yiq")
+                  "per_image_standardization", "rgb_to_yiq", "crop_and_resize_bilinear", "extract_patches_same_2")
 
 
 def weights_for(shape) -> np.ndarray:

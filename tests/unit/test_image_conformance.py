@@ -79,7 +79,18 @@ def check(name, got):
 def test_matches_tensorflow(name, mode):
     path, args, kwargs = cases.CASES[name]
     call, arrays = runner(path, args, kwargs, mode)
+    if mode == "xla" and name in XLA_REFUSED:
+        with pytest.raises(tt.errors.UnimplementedError, match="XLA"):
+            call(*[tt.constant(a) for a in arrays])
+        return
     check(name, outputs(call(*[tt.constant(a) for a in arrays])))
+
+
+# Non-max suppression whose output size depends on the data (and soft-NMS, and the combined op's host loop)
+# does not compile to XLA: TensorFlow's bridge also takes only the padded form.
+XLA_REFUSED = {"non_max_suppression", "non_max_suppression_threshold", "non_max_suppression_with_scores_soft",
+               "non_max_suppression_overlaps", "combined_non_max_suppression",
+               "combined_non_max_suppression_per_class_boxes"}
 
 
 @pytest.mark.parametrize("mode", ["eager", "graph"])
