@@ -17,6 +17,7 @@ from tinytf.ops import (  # noqa: F401
     elementwise,
     functional,
     gather,
+    ir_only_ops,
     joining,
     linalg,
     linalg_decompositions,
@@ -61,5 +62,7 @@ from tinytf.ops import (  # noqa: F401
     transpose,
     trigonometry,
     unary_grads,
+    uniform_quantized,
+    xla_ops,
     xla_spmd,
 )

@@ -29,6 +29,7 @@ from tinytf.framework import tf_types
 from tinytf.framework.attributes import attr, derived
 from tinytf.framework.op import NoConstantFold, NotDifferentiable, Op, register
 from tinytf.framework.tensor_spec import TensorSpec
+from tinytf.ops import verifiers
 
 __all__ = []  # tf.raw_ops only (TensorFlow's API is tf.io.parse_example): no tt.* op functions
 
@@ -251,6 +252,29 @@ class ParseExampleV2(Op):
     ragged_split_types = attr((), kind="types")
     Tdense = derived("types", lambda op: tuple(tf_types.dtype_of(r.type) for r in op.results), default=None)
     traits = traits_def(NoConstantFold(), NotDifferentiable())
+
+    def verify_ir(self):
+        """TensorFlow's checks of the variadic lengths. TensorFlow's text gives every output kind, counted by
+        ``resultSegmentSizes`` (sparse indices, values, shapes; dense values; ragged values, row splits), and
+        derives the type lists from them; tinytf's own ops have dense values only, and their type lists."""
+        segments = self.attributes.get("resultSegmentSizes") or self.properties.get("resultSegmentSizes")
+        values = self.attr_values()
+        if segments is not None:
+            indices, sparse, shapes, dense, ragged_values, ragged_splits = (list(segments.get_values()) + [0] * 6)[:6]
+        else:
+            sparse = indices = shapes = len(values["sparse_types"])
+            dense, ragged_values, ragged_splits = (len(self.results), len(values["ragged_value_types"]),
+                                                   len(values["ragged_split_types"]))
+        if dense != len(self.dense_defaults):
+            verifiers.fail("output 'dense_values' should have same length as attribute 'Tdense'")
+        if values["num_sparse"] != sparse:
+            verifiers.fail("attribute 'num_sparse' should be the same as the length of attribute 'sparse_types'")
+        if indices != sparse:
+            verifiers.fail("output 'sparse_indices' should have same length as attribute 'sparse_types'")
+        if shapes != sparse:
+            verifiers.fail("output 'sparse_shapes' should have same length as attribute 'sparse_types'")
+        if ragged_values != ragged_splits:
+            verifiers.fail("attribute 'ragged_value_types' should have same length as attribute 'ragged_split_types'")
 
     @classmethod
     def infer(cls, serialized, names, sparse_keys, dense_keys, ragged_keys, *dense_defaults, num_sparse,

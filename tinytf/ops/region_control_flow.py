@@ -22,6 +22,7 @@ from xdsl.irdl import operand_def, traits_def, var_operand_def, var_region_def, 
 from xdsl.traits import IsTerminator, Pure, ReturnLike
 from xdsl.utils.exceptions import VerifyException
 
+from tinytf.framework import diagnostics
 from tinytf.framework.attributes import attr
 from tinytf.framework.op import Op, register_ir_only
 from tinytf.ops import verifiers as v
@@ -215,4 +216,5 @@ class Yield(Op):
             v.fail(f"expects parent op to be one of '{', '.join(YIELD_PARENTS)}'")
         for i, value in enumerate(self.operands):
             if not dominates(value, self):
-                v.fail(f"operand #{i} does not dominate this use")
+                notes = [(value.op, "operand defined here")] if isinstance(value, OpResult) else []
+                raise diagnostics.Error(f"operand #{i} does not dominate this use", notes=notes)
