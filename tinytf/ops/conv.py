@@ -276,7 +276,7 @@ def verify_conv(op, spatial: int) -> None:
     attrs, n = op.attr_values(), spatial + 2
     if not (v.has_rank(op.input, n) and v.has_rank(op.filter, n)):
         v.fail(f"requires operands to be {n}D tensor")
-    pads = attrs["explicit_paddings"]
+    pads = attrs.get("explicit_paddings", ())  # (Conv3D has no explicit paddings)
     if attrs["padding"] == "EXPLICIT":
         if not pads:
             v.fail("requires attribute 'explicit_paddings' with 'EXPLICIT' padding mode")
