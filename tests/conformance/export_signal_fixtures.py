@@ -1,12 +1,14 @@
-"""Record TensorFlow's values for tt.signal's mel, window and MDCT functions and tt.linalg / tt.math's
-newer functions: the reference values tests/unit/test_signal_mel.py and its neighbours compare with.
+"""Record TensorFlow's values for tt.signal's mel, window and MDCT functions and tt.linalg's norms, matrix
+functions and banded solves: the reference values tests/unit/test_signal_mel.py and
+tests/unit/test_linalg_norms.py compare with.
 
 Run by hand with TensorFlow installed, never in CI (tinytf is not imported):
 
-    .venv-bench/bin/python tests/conformance/export_signal_fixtures.py [--out tests/fixtures/signal/tf_signal.npz]
+    .venv-bench/bin/python tests/conformance/export_signal_fixtures.py
 
-Writes one npz: ``NAME`` = TensorFlow's result of case NAME (its inputs are made here from fixed seeds,
-and the tests make the same ones), and ``__meta__`` = TensorFlow's version.
+Writes tests/fixtures/signal/tf_signal.npz and tests/fixtures/linalg/tf_linalg.npz: ``NAME`` = TensorFlow's
+result of case NAME (its inputs are made here from fixed seeds, and the tests make the same ones), and
+``__meta__`` = TensorFlow's version.
 """
 from __future__ import annotations
 
@@ -17,7 +19,8 @@ from pathlib import Path
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
-DEFAULT_OUT = HERE.parent / "fixtures" / "signal" / "tf_signal.npz"
+SIGNAL_OUT = HERE.parent / "fixtures" / "signal" / "tf_signal.npz"
+LINALG_OUT = HERE.parent / "fixtures" / "linalg" / "tf_linalg.npz"
 
 
 def signal_input(seed, *shape, dtype=np.float32):
@@ -62,18 +65,76 @@ def signal_cases(tf):
     return out
 
 
+NORM_CASES = {  # name: (ord, axis, keepdims) on linalg_inputs()["x"] [3, 4, 5]
+    "norm_default": ("euclidean", None, False), "norm_fro_01": ("fro", (0, 1), False),
+    "norm_1_vec": (1, -1, False), "norm_inf_vec": (np.inf, 0, True), "norm_p3_vec": (3.0, 1, False),
+    "norm_p05_all": (0.5, None, True), "norm_2_vec": (2, 2, False), "norm_1_mat": (1, (1, 2), False),
+    "norm_inf_mat": (np.inf, (2, 0), True), "norm_2_mat": (2, (-2, -1), False), "norm_2_mat_02": (2, (0, 2), True),
+}
+
+
+def linalg_inputs():
+    """The inputs of the linalg cases (the tests make the same)."""
+    rng = np.random.default_rng(21)
+    a = rng.standard_normal((2, 3, 3)) * 0.5
+    spd = a @ np.swapaxes(a, -1, -2) + np.eye(3)
+    return {"x": rng.standard_normal((3, 4, 5)), "a": a, "spd": spd, "tall": rng.standard_normal((2, 5, 3)),
+            "wide": rng.standard_normal((2, 3, 5)), "b_tall": rng.standard_normal((2, 5, 2)),
+            "b_wide": rng.standard_normal((2, 3, 2)), "diagonals": rng.standard_normal((2, 3, 6)) + [[0], [4], [0]],
+            "rhs": rng.standard_normal((2, 6, 2)), "bands": rng.standard_normal((2, 3, 6)) + [[3], [0], [0]],
+            "upper_bands": rng.standard_normal((2, 3, 6)) + [[0], [0], [3]], "w3": rng.standard_normal((2, 3, 3)),
+            "w2": rng.standard_normal((2, 3, 2))}
+
+
+def linalg_cases(tf):
+    arrays = linalg_inputs()
+    v = {k: tf.constant(x) for k, x in arrays.items()}
+    out = {}
+    for name, (ord, axis, keepdims) in NORM_CASES.items():
+        out[name] = tf.linalg.norm(v["x"], ord=ord, axis=axis, keepdims=keepdims)
+    out["normalize"], out["normalize_norm"] = tf.linalg.normalize(v["x"], ord=1, axis=-1)
+    out["global_norm"] = tf.linalg.global_norm([v["x"], v["a"], None])
+    clipped, out["clip_global_norm"] = tf.clip_by_global_norm([v["x"], v["a"]], 2.0)
+    out["clip_x"], out["clip_a"] = clipped
+    out["expm"], out["sqrtm"] = tf.linalg.expm(v["a"]), tf.linalg.sqrtm(v["spd"])
+    out["lstsq_tall"] = tf.linalg.lstsq(v["tall"], v["b_tall"])
+    out["lstsq_tall_l2"] = tf.linalg.lstsq(v["tall"], v["b_tall"], l2_regularizer=0.5)
+    out["lstsq_wide"] = tf.linalg.lstsq(v["wide"], v["b_wide"])
+    out["lstsq_tall_slow"] = tf.linalg.lstsq(v["tall"], v["b_tall"], fast=False)
+    out["tridiagonal_solve"] = tf.linalg.tridiagonal_solve(v["diagonals"], v["rhs"])
+    out["tridiagonal_matmul"] = tf.linalg.tridiagonal_matmul(v["diagonals"], v["rhs"])
+    out["banded_lower"] = tf.linalg.banded_triangular_solve(v["bands"], v["rhs"])
+    out["banded_upper_adjoint"] = tf.linalg.banded_triangular_solve(v["upper_bands"], v["rhs"], lower=False,
+                                                                    adjoint=True)
+    # TensorFlow's gradients of sum(f(inputs) * w)
+    for name, fn, args, w in (("expm", tf.linalg.expm, ["a"], "w3"), ("sqrtm", tf.linalg.sqrtm, ["spd"], "w3"),
+                              ("lstsq_tall_l2", lambda p, q: tf.linalg.lstsq(p, q, l2_regularizer=0.5),
+                               ["tall", "b_tall"], "w2"),
+                              ("lstsq_wide", tf.linalg.lstsq, ["wide", "b_wide"], "b_tall"),
+                              ("tridiagonal_solve", tf.linalg.tridiagonal_solve, ["diagonals", "rhs"], "rhs")):
+        inputs = [tf.constant(arrays[k]) for k in args]
+        with tf.GradientTape() as tape:
+            tape.watch(inputs)
+            loss = tf.reduce_sum(fn(*inputs) * v[w])
+        for k, g in zip(args, tape.gradient(loss, inputs)):
+            out[f"grad_{name}_{k}"] = g
+    return out
+
+
+def write(path, cases, version):
+    arrays = {name: np.asarray(value.numpy() if hasattr(value, "numpy") else value) for name, value in cases.items()}
+    arrays["__meta__"] = np.asarray(json.dumps({"tensorflow": version}))
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(path, **arrays)
+    print(f"wrote {len(arrays) - 1} cases to {path}")
+
+
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", default=str(DEFAULT_OUT))
-    args = parser.parse_args(argv)
+    argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args(argv)
     import tensorflow as tf  # only here: never imported by pytest collection
 
-    arrays = {name: np.asarray(value.numpy() if hasattr(value, "numpy") else value)
-              for name, value in signal_cases(tf).items()}
-    arrays["__meta__"] = np.asarray(json.dumps({"tensorflow": tf.__version__}))
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(args.out, **arrays)
-    print(f"wrote {len(arrays) - 1} cases to {args.out}")
+    write(SIGNAL_OUT, signal_cases(tf), tf.__version__)
+    write(LINALG_OUT, linalg_cases(tf), tf.__version__)
 
 
 if __name__ == "__main__":
