@@ -20,6 +20,9 @@ across called functions, until nothing changes.
   format: ``:`` between arguments, ``,`` between dims, an empty entry for a scalar, ``?`` for an
   unknown dim, ``*`` for an unknown rank. The entry function is chosen as ``tt.load_mlir`` chooses
   it: the only public function, else ``@main``, else the one with ``tf.entry_function``.
+- ``input-arg-shapes`` (TensorFlow's option of this pass) gives ``@main``'s argument shapes in the same
+  format; every argument needs a shape (``*`` is refused: "Missing input argument shapes"), and a
+  module without ``@main`` is refused.
 """
 from __future__ import annotations
 
@@ -216,7 +219,21 @@ def set_input_shapes(module: ModuleOp, text: str) -> None:
     if entry is None:
         raise InvalidArgumentError("tf-shape-inference: input-shapes needs an entry function: the only public "
                                    "function, else @main, else the one with tf.entry_function")
+    refine_arguments(entry, parse_input_shapes(text))
+
+
+def set_main_argument_shapes(module: ModuleOp, text: str) -> None:
+    """TensorFlow's ``input-arg-shapes``: ``@main``'s arguments get these shapes, all of them given."""
     shapes = parse_input_shapes(text)
+    if any(shape is None for shape in shapes):
+        raise InvalidArgumentError(diagnostic(module, "Missing input argument shapes"))
+    main = functions(module).get("main")
+    if main is None:
+        raise InvalidArgumentError(diagnostic(module, "Input shapes provided but no `main` function found."))
+    refine_arguments(main, shapes)
+
+
+def refine_arguments(entry: FuncOp, shapes: list) -> None:
     args = entry.body.block.args
     if len(shapes) != len(args):
         raise InvalidArgumentError(diagnostic(
@@ -239,9 +256,17 @@ class ShapeInference(ModulePass):
     """Refines unknown ranks and dims from operand types with each op's shape rule."""
 
     name = "tf-shape-inference"
-    input_shapes: str = ""
+    # (xDSL reads an unquoted `1` as an int and `2,3` as a tuple of ints: both are shape texts too)
+    input_shapes: str | int | tuple[int, ...] = ""
+    input_arg_shapes: str | int | tuple[int, ...] = ""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        if self.input_shapes:
-            set_input_shapes(op, self.input_shapes)
+        if self.input_shapes != "":
+            set_input_shapes(op, _shape_text(self.input_shapes))
+        if self.input_arg_shapes != "":
+            set_main_argument_shapes(op, _shape_text(self.input_arg_shapes))
         _ShapeInference(op).run()
+
+
+def _shape_text(option: str | int | tuple[int, ...]) -> str:
+    return ",".join(map(str, option)) if isinstance(option, tuple) else str(option)

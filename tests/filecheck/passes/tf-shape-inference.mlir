@@ -1,5 +1,8 @@
 // RUN: tinytf-opt %s --split-input-file -p tf-shape-inference | filecheck %s
 // RUN: sed -n '/^\/\/ BEGIN-MAIN/,/^\/\/ END-MAIN/p' %s | tinytf-opt -p 'tf-shape-inference{input-shapes="2,3:"}' | filecheck %s --check-prefix=SHAPES
+// RUN: sed -n '/^\/\/ BEGIN-MAIN/,/^\/\/ END-MAIN/p' %s | tinytf-opt -p 'tf-shape-inference{input-arg-shapes="2,3:"}' | filecheck %s --check-prefix=SHAPES
+// RUN: sed -n '/^\/\/ BEGIN-MAIN/,/^\/\/ END-MAIN/p' %s | not tinytf-opt -p 'tf-shape-inference{input-arg-shapes="*:"}' 2>&1 | filecheck %s --check-prefix=MISSING
+// RUN: sed -n '/^\/\/ BEGIN-CALLER/,/^\/\/ END-CALLER/p' %s | not tinytf-opt -p 'tf-shape-inference{input-arg-shapes=3}' 2>&1 | filecheck %s --check-prefix=NO-MAIN
 
 // Unknown ranks and dims are refined from operand types; the signature follows the return.
 
@@ -45,6 +48,9 @@ func.func @constants_and_resources(%x: tensor<2x3xf32>, %v: tensor<*x!tf_type.re
 // CHECK-LABEL: func.func private @callee
 // CHECK-SAME:    (%{{.*}}: tensor<4x2xf32>) -> tensor<4x2xf32>
 // CHECK:         "tf.Mul"(%{{.*}}, %{{.*}}) : (tensor<4x2xf32>, tensor<4x2xf32>) -> tensor<4x2xf32>
+// A module without @main cannot take input-arg-shapes:
+// NO-MAIN: Input shapes provided but no `main` function found.
+// BEGIN-CALLER
 func.func @caller(%x: tensor<4x2xf32>) -> tensor<*xf32> {
   %0 = "tf.PartitionedCall"(%x) <{config = "", config_proto = "", executor_type = "", f = @callee}> : (tensor<4x2xf32>) -> tensor<*xf32>
   func.return %0 : tensor<*xf32>
@@ -53,6 +59,7 @@ func.func private @callee(%a: tensor<*xf32>) -> tensor<*xf32> {
   %0 = "tf.Mul"(%a, %a) : (tensor<*xf32>, tensor<*xf32>) -> tensor<*xf32>
   func.return %0 : tensor<*xf32>
 }
+// END-CALLER
 
 // -----
 
@@ -96,7 +103,9 @@ func.func @public_callee(%a: tensor<*xf32>) -> tensor<*xf32> {
 
 // -----
 
-// input-shapes: the entry's arguments get the given shapes (":" between arguments, "" a scalar).
+// input-shapes: the entry's arguments get the given shapes (":" between arguments, "" a scalar);
+// input-arg-shapes (TensorFlow's option) does the same for @main, and needs a shape for each argument.
+// MISSING: Missing input argument shapes
 
 // SHAPES-LABEL: func.func @main
 // SHAPES-SAME:    (%{{.*}}: tensor<2x3xf32>, %{{.*}}: tensor<f32>) -> tensor<2x3xf32>
