@@ -84,7 +84,7 @@ def test_the_fast_path_reads_generic_lines(monkeypatch):
 
 
 TF_LINES = """\
-func.func @f(%arg0: tensor<2x3xf32>, %arg1: tensor<*x!tf_type.resource>) -> tensor<*xf32> {
+func.func @f(%arg0: tensor<2x3xf32> {tf._user_specified_name = "x"}, %arg1: tensor<*x!tf_type.resource> {tf._user_specified_name = "x"}) -> tensor<*xf32> {
   %cst = "tf.Const"() <{value = dense<[1, 2]> : tensor<2xi32>}> {device = ""} : () -> tensor<2xi32>
   %0 = "tf.ReadVariableOp"(%arg1) {device = ""} : (tensor<*x!tf_type.resource>) -> tensor<*xf32>
   %1 = "tf.AddV2"(%arg0, %0) {device = ""} : (tensor<2x3xf32>, tensor<*xf32>) -> tensor<*xf32>
@@ -131,6 +131,8 @@ BAD = [
     ("%6 = ", "%6:1 = "),
     ("%5 = ", "%5:0 = "),
     ("(%4)", "(%99)"),
+    ('= "x"}, %arg1', '= "x" %arg1'),                              # an argument's attributes
+    ('= "x"}) -> tensor', '= "x", tf._user_specified_name = "y"}) -> tensor'),  # a key given twice
 ]
 
 
@@ -142,6 +144,15 @@ def test_malformed_lines_fail_where_xdsls_parser_fails(old, new):
     assert fast == outcome(text, False)
     if new not in ("%6:1 = ",):
         assert fast[0] == "error", new
+
+
+def test_the_garbage_collector_runs_again_after_a_parse_that_fails():
+    import gc
+
+    assert gc.isenabled()
+    with pytest.raises(ParseError):
+        mlir.parse_text(TF_LINES.replace("%1 = ", "%1 = %1 = "))
+    assert gc.isenabled()
 
 
 def test_a_line_offset_moves_the_error_as_before():

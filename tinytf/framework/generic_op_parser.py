@@ -18,6 +18,7 @@ untouched and goes the ordinary way, which reports errors exactly where xDSL rep
 """
 from __future__ import annotations
 
+import gc
 import re
 
 from xdsl.irdl import IRDLOperation
@@ -41,6 +42,8 @@ _NAME_AND_INDEX = re.compile(r"%([^#:,\s]+)(?:[#:]([0-9]+))?")
 
 # a ranked or unranked tensor of a builtin or tf_type element type, with no encoding
 _SIMPLE_TENSOR = re.compile(r"tensor<(?:\*x|(?:(?:[0-9]+|\?)x)*)(?:[a-z]+[0-9]*|!tf_type\.[a-z0-9_]+)>")
+# an attribute dictionary with no brackets but those of strings: {tf._user_specified_name = "x"}
+_FLAT_DICTIONARY = re.compile(r'\{(?:[^{}"<>\[\]()\n\\]|"[^"\\\n]*")*\}')
 
 _FAILED = object()  # a tail the fast path could not read on its own line
 
@@ -56,6 +59,7 @@ class GenericOpFastPath(Parser):
         super().__init__(*args, **kwargs)
         self._tails: dict[str, object] = {}
         self._types: dict[str, object] = {}
+        self._dictionaries: dict[str, dict] = {}
         self._declared_properties: dict[type, tuple[str, ...]] = {}
 
     # --- types --------------------------------------------------------------------------------
@@ -78,6 +82,37 @@ class GenericOpFastPath(Parser):
         self.lexer.pos = match.end()
         self._parser_state.current_token = self.lexer.lex()
         return type_
+
+    def parse_optional_dictionary_attr_dict(self):
+        """xDSL's, with flat dictionaries (a function argument's ``{tf._user_specified_name = "x"}``)
+        cached by their text."""
+        token = self._current_token
+        if token.kind is not MLIRTokenKind.L_BRACE or not self.enabled:
+            return super().parse_optional_dictionary_attr_dict()
+        match = _FLAT_DICTIONARY.match(self.lexer.input.content, token.span.start)
+        if match is None:
+            return super().parse_optional_dictionary_attr_dict()
+        text = match.group()
+        entries = self._dictionaries.get(text)
+        if entries is None:
+            entries = super().parse_optional_dictionary_attr_dict()
+            if self._current_token.span.start >= match.end():  # (read exactly the matched text)
+                self._dictionaries[text] = entries
+            return dict(entries)
+        self.lexer.pos = match.end()
+        self._parser_state.current_token = self.lexer.lex()
+        return dict(entries)
+
+    def parse_module(self, *args, **kwargs):
+        """xDSL's, with Python's cyclic garbage collector paused: an op and its results refer to each
+        other, and the collections a growing module triggers cost a third of a large parse."""
+        paused = gc.isenabled()
+        gc.disable()
+        try:
+            return super().parse_module(*args, **kwargs)
+        finally:
+            if paused:
+                gc.enable()
 
     # --- generic ops --------------------------------------------------------------------------
 
@@ -157,7 +192,7 @@ class GenericOpFastPath(Parser):
     def _read_tail(self, text: str):
         reader = type(self)(self.ctx, text, self.lexer.input.name)
         reader.attribute_aliases = self.attribute_aliases
-        reader._types = self._types
+        reader._types, reader._dictionaries = self._types, self._dictionaries
         try:
             properties = reader.parse_optional_properties_dict()
             attributes = reader.parse_optional_attr_dict()
