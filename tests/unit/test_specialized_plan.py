@@ -88,9 +88,13 @@ def test_a_loop_body_of_partial_types_runs_one_specialized_plan_and_matches_nump
         np.testing.assert_allclose(stacked, _rnn_reference(x, w, u), rtol=1e-5, atol=1e-6)
     body = [p for p in m._program.specializer.tables["body"].values() if isinstance(p, SpecializedPlan)]
     assert len(body) == 1 and body[0].fixed_point
-    # the matmuls, tanh, split, sigmoid, mul and adds are bare calls; the list ops read a run-time index
-    assert {body[0].names[i] for i in body[0].bare} >= {"tf.MatMul", "tf.Tanh", "tf.Split", "tf.Sigmoid", "tf.Mul"}
-    assert "tf.TensorListGetItem" not in {body[0].names[i] for i in body[0].bare}
+    # every step but the Identity (an assignment) is a bare call, the list ops' run-time index included
+    bare = [body[0].names[i] for i in sorted(body[0].bare)]
+    assert bare == [n for n in body[0].names if n != "tf.Identity"]
+    assert {"tf.MatMul", "tf.Split", "tf.TensorListGetItem", "tf.TensorListSetItem"} <= set(bare)
+    # the entry knows what the loop gives back (its body keeps the types), so the stack after it is bare too
+    main, = [p for p in m._program.specializer.tables["main"].values() if isinstance(p, SpecializedPlan)]
+    assert "tf.TensorListStack" in {main.names[i] for i in main.bare}
 
 
 def test_specialized_and_general_plans_give_the_same_bits():
@@ -227,3 +231,57 @@ def test_program_with_no_repeats_compiles_nothing():
     # the loop body ran 4 times: it was specialized after its first iteration; main ran once: not
     assert any(isinstance(p, SpecializedPlan) for p in program.specializer.tables["body"].values())
     assert not any(isinstance(p, SpecializedPlan) for p in program.specializer.tables["main"].values())
+
+
+CALLS = """
+func.func @main(%x: tensor<?x3xf32>, %p: tensor<i1>, %k: tensor<i32>) -> (tensor<*xf32>, tensor<*xf32>) {
+  %0 = "tf.PartitionedCall"(%x) <{config = "", config_proto = "", executor_type = "", f = @square}> : (tensor<?x3xf32>) -> tensor<*xf32>
+  %1 = "tf.If"(%p, %0) <{else_branch = @neg, then_branch = @exp, is_stateless = true}> : (tensor<i1>, tensor<*xf32>) -> tensor<*xf32>
+  %2 = "tf.Tanh"(%1) : (tensor<*xf32>) -> tensor<*xf32>
+  %3 = "tf.Case"(%k, %x) <{branches = [@neg, @rows], is_stateless = true}> : (tensor<i32>, tensor<?x3xf32>) -> tensor<*xf32>
+  %4 = "tf.Tanh"(%3) : (tensor<*xf32>) -> tensor<*xf32>
+  return %2, %4 : tensor<*xf32>, tensor<*xf32>
+}
+func.func private @square(%a: tensor<*xf32>) -> tensor<*xf32> {
+  %0 = "tf.Mul"(%a, %a) : (tensor<*xf32>, tensor<*xf32>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
+func.func private @exp(%a: tensor<*xf32>) -> tensor<*xf32> {
+  %0 = "tf.Exp"(%a) : (tensor<*xf32>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
+func.func private @neg(%a: tensor<*xf32>) -> tensor<*xf32> {
+  %0 = "tf.Neg"(%a) : (tensor<*xf32>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
+func.func private @rows(%a: tensor<*xf32>) -> tensor<*xf32> {
+  %axis = "tf.Const"() <{value = dense<1> : tensor<i32>}> : () -> tensor<i32>
+  %0 = "tf.Sum"(%a, %axis) <{keep_dims = false}> : (tensor<*xf32>, tensor<i32>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("pred, k", [(True, 0), (False, 1)])
+def test_calls_and_branches_give_their_result_types_to_the_caller(pred, k):
+    m = tt.load_mlir(CALLS)
+    x = np.linspace(-1, 1, 6).astype(np.float32).reshape(2, 3)
+    for _ in range(3):
+        first, second = m.run(x, np.array(pred), np.int32(k))
+        np.testing.assert_allclose(first, np.tanh(np.exp(x * x) if pred else -(x * x)), rtol=1e-6)
+        np.testing.assert_allclose(second, np.tanh(-x if k == 0 else x.sum(1)), rtol=1e-6)
+    main, = [p for p in m._program.specializer.tables["main"].values() if isinstance(p, SpecializedPlan)]
+    tanhs = [i for i, name in enumerate(main.names) if name == "tf.Tanh"]
+    # both branches of the If give [2, 3]: its Tanh is bare; the Case's branches disagree ([2, 3], [2])
+    assert tanhs[0] in main.bare and tanhs[1] not in main.bare
+
+
+def test_a_function_that_calls_itself_is_still_an_error_when_specialized():
+    text = """func.func @main(%x: tensor<f32>) -> tensor<f32> {
+  %0 = "tf.PartitionedCall"(%x) <{config = "", config_proto = "", executor_type = "", f = @main}> : (tensor<f32>) -> tensor<f32>
+  return %0 : tensor<f32>
+}"""
+    m = tt.load_mlir(text)
+    for _ in range(3):
+        with pytest.raises(InvalidArgumentError, match="nested deeper"):
+            m.run(np.float32(1.0))

@@ -11,6 +11,8 @@ a PopBack and PopBack's a PushBack (TensorFlow's while-loop gradients accumulate
 """
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 from xdsl.irdl import operand_def, result_def
 
@@ -59,6 +61,7 @@ class TensorListGetItem(ListOp):
     element_shape = operand_def()
     item = result_def()
     element_dtype = derived("type", result_dtype(0), default=None)
+    VALUES_CHECKED_BY_KERNEL: ClassVar[tuple] = ("index",)  # the shape rule reads its type only
 
     @classmethod
     def infer(cls, input_handle, index, element_shape, *, element_dtype):
@@ -102,6 +105,7 @@ class TensorListSetItem(ListOp):
     output_handle = result_def()
     resize_if_index_out_of_bounds = attr(False)
     element_dtype = derived("type", operand_dtype(2), default=None)
+    VALUES_CHECKED_BY_KERNEL: ClassVar[tuple] = ("index",)  # the shape rule reads its type only
 
     @classmethod
     def infer(cls, input_handle, index, item, **_):

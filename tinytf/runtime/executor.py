@@ -136,7 +136,7 @@ class Program:
         if self.specializer is None:
             from tinytf.runtime.specialized_plan import Specializer  # (it builds on this module)
 
-            self.specializer = Specializer()
+            self.specializer = Specializer(self)
         return self.specializer
 
     def _run_plan(self, plan: Plan, args: list) -> list:

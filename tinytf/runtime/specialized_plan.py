@@ -82,12 +82,17 @@ def argument_spec(value) -> TensorSpec | None:
     return None
 
 
-def _result_specs(op, operands: list, count: int) -> list:
-    """What the op's shape rule promises for operands of these specs; None for a result it cannot say."""
+def _result_specs(op, operands: list, count: int, calls) -> list:
+    """What the op's shape rule (``calls``: the functions it calls) promises for operands of these specs;
+    None for a result it cannot say."""
     unknown = [None] * count
     if has_trait(op, ReturnsOperands):
         return operands if len(operands) == count else unknown
-    if calls_functions(op) is not None or not isinstance(op, Op) or any(o is None for o in operands):
+    trait = calls_functions(op)
+    if trait is not None:
+        found = None if calls is None else calls(trait, op, operands)
+        return found if found is not None and len(found) == count else unknown
+    if not isinstance(op, Op) or any(o is None for o in operands):
         return unknown
     info = dispatch.op_info(type(op))
     if info.infer is None:
@@ -102,9 +107,12 @@ def _result_specs(op, operands: list, count: int) -> list:
     return found
 
 
-def _static(spec) -> tuple | None:
-    """(shape, numpy dtype) of a spec with a static shape and a numeric or bool dtype, else None."""
-    if spec is None or isinstance(spec, ListSpec) or not tf_types.is_static(spec.shape):
+def _static(spec) -> tuple | ListSpec | None:
+    """(shape, numpy dtype) of a spec with a static shape and a numeric or bool dtype; a list's spec when its
+    element dtype is known; else None."""
+    if isinstance(spec, ListSpec):
+        return spec if spec.element_dtype is not None else None
+    if spec is None or not tf_types.is_static(spec.shape):
         return None
     dtype = spec.dtype
     if not (dtype.is_numeric or dtype.is_bool) or dtype.np.kind not in "biufc":
@@ -127,8 +135,9 @@ def _operand_types(operands: list, results: list) -> tuple:
     return statics, variables, [_static(r) for r in results]
 
 
-def propagate(plan, arguments: list) -> tuple[list, list]:
-    """(spec per slot, types per step) of ``plan`` called with arguments of these specs."""
+def propagate(plan, arguments: list, calls=None) -> tuple[list, list]:
+    """(spec per slot, types per step) of ``plan`` called with arguments of these specs (None: anything);
+    ``calls(trait, op, operand specs)`` gives the result specs of an op that calls functions, or None."""
     specs: list = [None] * len(plan.template)
     specs[:plan.num_args] = arguments
     for slot, value in enumerate(plan.template):
@@ -139,42 +148,58 @@ def propagate(plan, arguments: list) -> tuple[list, list]:
     types = []
     for (_, ins, outs, _), op in zip(plan.steps, plan.ops):
         operands = [specs[s] for s in ins]
-        results = _result_specs(op, operands, len(outs))
+        results = _result_specs(op, operands, len(outs), calls)
         for s, spec in zip(outs, results):
             specs[s] = spec
         types.append(_operand_types(operands, results))
     return specs, types
 
 
-def _carried(before, after) -> bool:
-    """Whether a value of spec ``after`` has the signature of the argument of spec ``before``."""
-    if before is None or after is None:
+def _fits(before, after) -> bool:
+    """Whether every value of spec ``after`` is a value of spec ``before`` (None: anything)."""
+    if before is None:
+        return True
+    if after is None:
         return False
     if isinstance(before, ListSpec) or isinstance(after, ListSpec):
         return isinstance(before, ListSpec) and isinstance(after, ListSpec) and \
-            before.element_dtype is after.element_dtype and \
-            (None if before.element_shape is None else tuple(before.element_shape)) == \
-            (None if after.element_shape is None else tuple(after.element_shape))
-    if before.dtype is dtypes.resource or after.dtype is not before.dtype:
-        return False  # (a resource carries its signature only when it is the argument itself)
-    return after.shape is not None and tuple(after.shape) == tuple(before.shape)
+            before.element_dtype in (None, after.element_dtype) and _shape_fits(before.element_shape,
+                                                                             after.element_shape)
+    if before.dtype is dtypes.resource:
+        return after is before  # (a handle is carried as it is: the argument returned)
+    return after.dtype is before.dtype and _shape_fits(before.shape, after.shape)
 
 
-def specialize(plan, values: list) -> SpecializedPlan:
-    """``plan`` (a general plan) compiled for arguments of ``values``' signature."""
+def _shape_fits(before, after) -> bool:
+    if before is None:
+        return True
+    return after is not None and len(after) == len(before) and all(b is None or b == a for b, a in zip(before, after))
+
+
+def _without_value(spec):
+    """The spec without its known value (a loop variable's value changes; its type stays)."""
+    if spec is None or spec.value is None or isinstance(spec, ListSpec) or spec.dtype is dtypes.resource:
+        return spec
+    return TensorSpec(spec.shape, spec.dtype)
+
+
+def specialize(plan, values: list, calls=None) -> SpecializedPlan:
+    """``plan`` (a general plan) compiled for arguments of ``values``' signature (``calls``: as ``propagate``)."""
     arguments = [argument_spec(v) for v in values]
-    specs, types = propagate(plan, arguments)
+    specs, types = propagate(plan, arguments, calls)
     out = compile_static(plan, plan.ops, types, cls=SpecializedPlan)
     out.fixed_point = len(plan.results) == plan.num_args and all(
-        slot == i or _carried(arguments[i], specs[slot]) for i, slot in enumerate(plan.results))
+        slot == i or _fits(arguments[i], specs[slot]) for i, slot in enumerate(plan.results))
     return out
 
 
 class Specializer:
     """A program's specialized plans: function name -> {signature: plan, or the times it was seen}."""
 
-    def __init__(self):
+    def __init__(self, program=None):
+        self.program = program  # (its functions' plans, for the result specs of calls)
         self.tables: dict[str, dict] = {}
+        self._open: set = set()  # functions whose specs are being propagated (a recursive call: unknown)
 
     signature = staticmethod(signature)
 
@@ -197,5 +222,50 @@ class Specializer:
         if seen < sightings:
             table[key] = seen
             return None
-        table[key] = made = specialize(plan, values)
+        table[key] = made = specialize(plan, values, self.call_results)
         return made
+
+    def call_results(self, trait, op, operands: list) -> list | None:
+        """Result specs of an op calling functions of the program: a call's callee results; the results
+        all branches agree on; a loop's operands when its body maps their specs into themselves (then
+        every iteration does, by induction; None specs are anything). None when unknown."""
+        if self.program is None:
+            return None
+        try:
+            names = trait.callees(op)
+        except Exception:
+            return None
+        if trait.kind == "call":
+            return self._results(names[0], operands)
+        if trait.kind in ("if", "case"):
+            branches = [self._results(name, operands[1:]) for name in names]
+            if any(b is None for b in branches) or len({len(b) for b in branches}) != 1:
+                return None
+            return [_without_value(first) if all(_fits(first, b[i]) and _fits(b[i], first) for b in branches[1:])
+                    else None for i, first in enumerate(branches[0])]
+        if trait.kind == "while":
+            start = [_without_value(o) for o in operands]
+            after = self._results(names[1], start)
+            if after is None or len(after) != len(start) or not all(_fits(b, a) for b, a in zip(start, after)):
+                return None
+            return start
+        return None
+
+    def _results(self, name: str, operands: list) -> list | None:
+        """The specs of function ``name``'s results for arguments of ``operands``' specs."""
+        from tinytf.runtime.executor import Plan  # (the executor imports this module when it runs)
+
+        if name in self._open:
+            return None
+        try:
+            plan = self.program.plan(name)
+        except Exception:  # (a missing or broken callee: the general runner reports it)
+            return None
+        if plan.__class__ is not Plan or plan.num_args != len(operands):
+            return None
+        self._open.add(name)
+        try:
+            specs, _ = propagate(plan, list(operands), self.call_results)
+        finally:
+            self._open.discard(name)
+        return [specs[s] for s in plan.results]

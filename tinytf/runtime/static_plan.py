@@ -37,6 +37,7 @@ from tinytf.framework.kernel import allocation_limit
 from tinytf.framework.op import Elementwise, Op, ReturnsOperands, has_trait
 from tinytf.framework.tensor_spec import TensorSpec
 from tinytf.framework.variables import AbstractVariable
+from tinytf.ops.tensor_list_values import ListSpec
 from tinytf.runtime import dispatch, forwarding
 from tinytf.runtime.dispatch import kernel_failure
 from tinytf.runtime.executor import Plan, _locate, op_name
@@ -113,6 +114,43 @@ def _compute_kernel(compute, attrs, dtype, general):
         return out
 
     return run
+
+
+def _list_kernel(compute, attrs, dtype, general):
+    """``compute`` of an op on TensorLists (immutable values): a list result as it comes, an array in the
+    promised ``dtype``. A failure goes to the general runner, which reports it."""
+    def run(*arrays):
+        try:
+            out = compute(np, *arrays, **attrs)
+        except Exception:
+            return general(list(arrays))[0]
+        if dtype is not None and (out.__class__ is not _ndarray or out.dtype != dtype):
+            out = _conform(out, dtype)
+        return out
+
+    return run
+
+
+def _promised(spec, wanted) -> bool:
+    """Whether a shape rule's result ``spec`` is the static type ``wanted`` ((shape, numpy dtype) or a ListSpec)."""
+    if isinstance(wanted, ListSpec):
+        return isinstance(spec, ListSpec) and spec.element_dtype is wanted.element_dtype and \
+            _shape_or_none(spec.element_shape) == _shape_or_none(wanted.element_shape)
+    return isinstance(spec, TensorSpec) and not isinstance(spec, ListSpec) and spec.shape is not None and \
+        tuple(spec.shape) == wanted[0] and spec.dtype.np == wanted[1]
+
+
+def _shape_or_none(shape):
+    return None if shape is None else tuple(shape)
+
+
+def _values_checked_by_kernel(op) -> set:
+    """Positions of the operands whose values the op's compute checks and its shape rule never reads (the
+    op class names them in ``VALUES_CHECKED_BY_KERNEL``: a list index, say)."""
+    names = getattr(type(op), "VALUES_CHECKED_BY_KERNEL", ())
+    if not names:
+        return set()
+    return {i for i, (name, _) in enumerate(type(op).get_irdl_definition().operands) if name in names}
 
 
 def _compute_results_kernel(compute, attrs, dtypes_: tuple, general):
@@ -201,21 +239,27 @@ def bare_kernel(op, general, dying: set, constants: dict, types: tuple | None = 
     if any(r is None for r in results) or any(o is None for o in operands) or \
             any(v is None for v in variables.values()):
         return None
-    if not has_trait(op, Elementwise) and any(o[1].kind not in "fc" and i not in constants and i not in variables
-                                              for i, o in enumerate(operands)):
+    checked = _values_checked_by_kernel(op)
+    if not has_trait(op, Elementwise) and any(
+            not isinstance(o, ListSpec) and o[1].kind not in "fc" and i not in constants and i not in variables
+            and i not in checked for i, o in enumerate(operands)):
         return None  # an integer or bool operand computed at run time: shape rules may read its value
     attrs = op.attr_values()
-    specs = [TensorSpec((), dtypes.resource, value=_TracedVariable(s, d)) if i in variables
-             else TensorSpec(s, d, value=constants.get(i)) for i, (s, d) in enumerate(operands)]
+    specs = [o if isinstance(o, ListSpec) else TensorSpec((), dtypes.resource, value=_TracedVariable(*o))
+             if i in variables else TensorSpec(o[0], o[1], value=constants.get(i)) for i, o in enumerate(operands)]
     try:  # the shape rule, once: it must accept these operands and promise the IR's result types
         found = info.infer(*specs, **attrs)
     except Exception:
         return None
     found = found if isinstance(found, list) else [found]
-    if len(found) != len(results) or any(not isinstance(spec, TensorSpec) or spec.shape is None
-                                         or tuple(spec.shape) != shape or spec.dtype.np != dtype
-                                         for spec, (shape, dtype) in zip(found, results)):
+    if len(found) != len(results) or not all(_promised(spec, r) for spec, r in zip(found, results)):
         return None
+    if any(isinstance(t, ListSpec) for t in (*operands, *results)):  # TensorLists in or out: the compute
+        if variables or len(results) > 1:
+            return None
+        dtype = None if isinstance(results[0], ListSpec) else results[0][1]
+        return _list_kernel(info.compute, attrs, dtype, general), 0 if dtype is None else \
+            math.prod(results[0][0]) * dtype.itemsize
     if len(results) > 1:  # (a list of results: the compute, each result in its promised dtype)
         if variables:
             return None
