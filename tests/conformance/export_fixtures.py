@@ -340,6 +340,29 @@ def fx_audio_frontend(tf, out_dir, log):
     export(tf, out_dir, "audio_frontend", cf, [tones.astype(np.float32)], log=log)
 
 
+def fx_image_pipeline(tf, out_dir, log):
+    """An image pipeline (issue 18's done-when): tf.image.resize (bilinear with half-pixel centres, area, and
+    antialiased through ScaleAndTranslate), crop_and_resize of boxes, a flip and adjust_contrast. (Not
+    per_image_standardization after the crops: dividing by a small spread magnifies XLA's fused multiply-add in
+    the sample positions, one rounding fewer than TensorFlow's kernel, past the fixtures' tolerance.)"""
+    rng = _rng(13)
+
+    @tf.function
+    def image_pipeline(images, boxes):
+        resized = tf.image.resize(images, [40, 48])
+        crops = tf.image.crop_and_resize(resized, boxes, tf.constant([0, 1, 1]), [16, 16])
+        crops = tf.image.adjust_contrast(tf.image.flip_left_right(crops), 1.5)
+        small = tf.image.resize(crops, [8, 8], method="area")
+        thumbnails = tf.image.resize(images, [10, 12], antialias=True)
+        return small, thumbnails
+
+    cf = image_pipeline.get_concrete_function(tf.TensorSpec([2, 30, 36, 3], tf.float32, name="images"),
+                                              tf.TensorSpec([3, 4], tf.float32, name="boxes"))
+    corners = rng.uniform(0.0, 0.5, (3, 2))
+    boxes = np.concatenate([corners, corners + rng.uniform(0.2, 0.5, (3, 2))], 1).astype(np.float32)
+    export(tf, out_dir, "image_pipeline", cf, [rng.uniform(0, 1, (2, 30, 36, 3)).astype(np.float32), boxes], log=log)
+
+
 def ref_control_flow_gradients(tf, out_dir, log):
     """TensorFlow's gradients through tf.cond and tf.while_loop (values only: TensorFlow's gradient
     graph holds TensorList ops): tests/conformance/test_control_flow_gradients.py runs the same model."""
@@ -666,6 +689,7 @@ FIXTURES = {
     "elementwise_zoo": fx_elementwise_zoo,
     "control_flow": fx_control_flow,
     "audio_frontend": fx_audio_frontend,
+    "image_pipeline": fx_image_pipeline,
 }
 
 

@@ -59,11 +59,20 @@ def sample_positions(xp, start, end, size: int, crop: int):
     start, end = start.astype(np.float32), end.astype(np.float32)
     last = np.float32(size - 1)
     if crop > 1:
-        step = (end - start) * last / np.float32(crop - 1)
-        pos = start[:, None] * last + np.arange(crop, dtype=np.float32)[None, :] * step[:, None]
+        divisor = np.float32(crop - 1)
+        if xp is not np:  # XLA turns a division by a constant into a product with its reciprocal: not TF's rounding
+            divisor = _barrier(xp.full(start.shape, divisor))
+        step = (end - start) * last / divisor
+        pos = start[:, None] * last + np.arange(crop, dtype=np.float32)[None, :] * step[:, None]  # (XLA: one FMA)
     else:
         pos = (np.float32(0.5) * (start + end) * last)[:, None]
     return pos, (pos >= 0) & (pos <= last)
+
+
+def _barrier(value):
+    import jax
+
+    return jax.lax.optimization_barrier(value)
 
 
 def axis_weights(xp, pos, size: int, method: str):
