@@ -42,11 +42,11 @@ _local = threading.local()
 
 
 def warn(op, message: str) -> None:
-    """Emit a warning about ``op`` (it does not fail verification); kept only while a driver collects
-    them (``collecting``), as ``'op' op message`` at the op's location."""
+    """Emit a warning at ``op``'s location (MLIR's ``emitWarning(loc, ...)``: the message as given); it
+    does not fail verification, and is kept only while a driver collects warnings (``collecting``)."""
     sink = getattr(_local, "sink", None)
     if sink is not None:
-        sink.append((op, f"'{op.name}' op {message}"))
+        sink.append((op, message))
 
 
 @contextlib.contextmanager

@@ -216,6 +216,32 @@ def logical_not(x, name=None):
     return LogicalNot.bind(x)
 
 
+@register
+class ToBool(Op):
+    """A tensor's truth as If's predicate: a scalar is true when nonzero (a string when not empty), any
+    other tensor when it has elements.  %b = "tf.ToBool"(%x) : (tensor<3xf32>) -> tensor<i1>"""
+
+    name = "tf.ToBool"
+    input = operand_def()
+    output = result_def()
+    traits = traits_def(Pure(), NotDifferentiable())
+
+    def verify_ir(self):
+        v.check_inferred(self, [v.tensor_type((), dtypes.bool_)])
+
+    @classmethod
+    def infer(cls, input):
+        return TensorSpec((), dtypes.bool_)
+
+    @staticmethod
+    def compute(xp, input):
+        if input.ndim:
+            return xp.asarray(input.size > 0)
+        if input.dtype.kind in "OSU":
+            return np.asarray(len(input.item()) > 0)
+        return input != 0
+
+
 class _Select(Op):
     condition = operand_def()
     t = operand_def()

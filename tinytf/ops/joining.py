@@ -127,6 +127,42 @@ class ConcatV2(Op):
         return [Slice.bind(dy, off, shp) for off, shp in zip(offsets, value_shapes)] + [None]
 
 
+@register
+class Concat(Op):
+    """ConcatV2 with the axis first (TensorFlow's older form).
+
+    %y = "tf.Concat"(%axis, %a, %b) : (tensor<i32>, tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<6x4xf32>
+    """
+
+    name = "tf.Concat"
+    concat_dim = operand_def()
+    values = var_operand_def()
+    output = result_def()
+    traits = traits_def(Pure())
+
+    def verify_ir(self):
+        v.check_types(self, operands={"concat_dim": v.TypeConstraint("tensor of 32-bit integer values",
+                                                                     lambda e: str(e) == "i32")})
+        if not v.rank_at_most(self.concat_dim, 1):
+            v.fail("requires axis to be of scalar type (or vector type for older versions)")
+        v.check_types_compatibility([x.type for x in self.values], mask_one_dim=True)
+
+    @classmethod
+    def infer(cls, concat_dim, *values):
+        return ConcatV2.infer(*values, concat_dim)
+
+    @classmethod
+    def compute(cls, xp, concat_dim, *values):
+        return ConcatV2.compute(xp, *values, concat_dim)
+
+    @staticmethod
+    def grad(op, dy):  # Given upstream grad U and y = concat(a, xs): dx_i = slice of U at x_i's offset along a
+        axis, *values = op.inputs
+        value_shapes = [shapes.shape(v) for v in values]
+        offsets = ConcatOffset.bind(axis, *value_shapes)
+        return [None] + [Slice.bind(dy, off, shp) for off, shp in zip(offsets, value_shapes)]
+
+
 def concat(values, axis, name="concat"):
     values = _tensors(values)
     if len(values) == 1:

@@ -316,7 +316,7 @@ class Shape(Op):
 
     def verify_ir(self):
         v.check_types(self, results={"output": v.INDEX})
-        v.check_shape_result(self.input.type, self.output.type)
+        v.check_shape_result(self.input.type, self.output.type, op=self)
 
     @classmethod
     def infer(cls, input, *, out_type):

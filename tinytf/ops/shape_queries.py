@@ -53,7 +53,7 @@ class ShapeN(Op):
         if len(self.output) != n:
             v.fail(f"requires {n} result(s), got {len(self.output)} result(s)")
         for i, (x, y) in enumerate(zip(self.input, self.output)):
-            v.check_shape_result(x.type, y.type, i)
+            v.check_shape_result(x.type, y.type, i, op=self)
 
     @classmethod
     def infer(cls, *input, out_type):
@@ -90,7 +90,7 @@ class VariableShape(Op):
         subtypes = subtypes.data if subtypes is not None else ()
         if len(subtypes) > 1:
             v.fail("requires resource input type to have at most 1 subtype")
-        v.check_shape_result(subtypes[0] if subtypes else None, self.output.type)
+        v.check_shape_result(subtypes[0] if subtypes else None, self.output.type, op=self)
 
     @classmethod
     def infer(cls, input, *, out_type):

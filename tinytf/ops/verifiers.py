@@ -138,10 +138,10 @@ def const_ints(value: SSAValue) -> list[int] | None:
 
 
 def dense_str(value: SSAValue) -> str:
-    """A constant operand as MLIR prints it: ``dense<[4, 1]> : tensor<2xi32>``."""
+    """A constant operand as MLIR prints it: ``dense<[4, 1]> : tensor<2xi32>``, ``dense<4> : tensor<1xi32>``."""
     array = const(value)
     type_ = type_of(value)
-    if array is not None and array.size and (array == array.reshape(-1)[0]).all() and array.size > 1:
+    if array is not None and array.size and (array == array.reshape(-1)[0]).all():  # a splat (one element too)
         body = _scalar_str(array.reshape(-1)[0])
     else:
         body = _array_str(array) if array is not None else "?"
@@ -526,9 +526,9 @@ def check_inferred(op, inferred: Sequence[Attribute]) -> None:
         raise diagnostics.Error("failed to infer returned types", errors=[why])  # MLIR reports both
 
 
-def check_shape_result(operand_type: Attribute, result_type: Attribute, index: int | None = None) -> None:
-    """VerifyShapeOperandAndResult (Shape, ShapeN, VariableShape): a 1-D result as long as the operand's rank.
-    (TensorFlow's warning for a static result of an unranked operand is not reported.)"""
+def check_shape_result(operand_type: Attribute, result_type: Attribute, index: int | None = None, op=None) -> None:
+    """VerifyShapeOperandAndResult (Shape, ShapeN, VariableShape): a 1-D result as long as the operand's rank;
+    a static result of an unranked operand is only warned about (at ``op``: shape inference may be behind)."""
     which = "" if index is None else f" #{index}"
     if not isinstance(result_type, TensorType):
         return
@@ -539,6 +539,8 @@ def check_shape_result(operand_type: Attribute, result_type: Attribute, index: i
         r = len(operand_type.get_shape())
         if n is not None and r and n != r:
             fail(f"requires dimension size of result{which} to match rank of operand{which}")
+    elif n is not None and op is not None:
+        diagnostics.warn(op, f"has static shape result{which} for unranked operand{which}")
     if not _int((32, 64))(result_type.element_type):
         fail(f"requires int32 or int64 return type for result{which}")
 
