@@ -1,14 +1,14 @@
-"""Record TensorFlow's values for tt.signal's mel, window and MDCT functions and tt.linalg's norms, matrix
-functions and banded solves: the reference values tests/unit/test_signal_mel.py and
-tests/unit/test_linalg_norms.py compare with.
+"""Record TensorFlow's values for tt.signal's mel, window and MDCT functions, tt.linalg's norms, matrix
+functions and banded solves, and tt.math's statistics and counting: the reference values of
+tests/unit/test_signal_mel.py, test_linalg_norms.py and test_math_statistics.py.
 
 Run by hand with TensorFlow installed, never in CI (tinytf is not imported):
 
     .venv-bench/bin/python tests/conformance/export_signal_fixtures.py
 
-Writes tests/fixtures/signal/tf_signal.npz and tests/fixtures/linalg/tf_linalg.npz: ``NAME`` = TensorFlow's
-result of case NAME (its inputs are made here from fixed seeds, and the tests make the same ones), and
-``__meta__`` = TensorFlow's version.
+Writes tests/fixtures/signal/tf_signal.npz, tests/fixtures/linalg/tf_linalg.npz and
+tests/fixtures/math/tf_math.npz: ``NAME`` = TensorFlow's result of case NAME (its inputs are made here
+from fixed seeds, and the tests make the same ones), and ``__meta__`` = TensorFlow's version.
 """
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 SIGNAL_OUT = HERE.parent / "fixtures" / "signal" / "tf_signal.npz"
 LINALG_OUT = HERE.parent / "fixtures" / "linalg" / "tf_linalg.npz"
+MATH_OUT = HERE.parent / "fixtures" / "math" / "tf_math.npz"
 
 
 def signal_input(seed, *shape, dtype=np.float32):
@@ -121,6 +122,54 @@ def linalg_cases(tf):
     return out
 
 
+def math_inputs():
+    """The inputs of the tt.math cases (the tests make the same)."""
+    rng = np.random.default_rng(31)
+    return {"x": rng.standard_normal((3, 4)), "z": rng.standard_normal((2, 3)) + 1j * rng.standard_normal((2, 3)),
+            "ints": rng.integers(-5, 6, (3, 4)).astype(np.int32), "arr": rng.integers(0, 7, 12).astype(np.int32),
+            "rows": rng.integers(0, 5, (2, 6)).astype(np.int64), "w": rng.uniform(0, 1, 12).astype(np.float32),
+            "labels": np.array([0, 1, 2, 2, 3, 1]), "predictions": np.array([0, 2, 2, 1, 3, 1]),
+            "coeffs": [1.5, -2.0, 0.5, 3.0], "g": rng.standard_normal((3, 4))}
+
+
+def math_cases(tf):
+    v = math_inputs()
+    x = tf.constant(v["x"])
+    out = {
+        "logsumexp_1": tf.math.reduce_logsumexp(x, axis=1),
+        "logsumexp_all_keep": tf.math.reduce_logsumexp(x, keepdims=True),
+        "logsumexp_inf": tf.math.reduce_logsumexp(tf.constant([[-np.inf, -np.inf], [np.inf, 1.0], [1000.0, 1000.0]]),
+                                                  axis=1),
+        "variance_0": tf.math.reduce_variance(x, axis=0), "std_all": tf.math.reduce_std(x),
+        "variance_complex": tf.math.reduce_variance(tf.constant(v["z"]), axis=1),
+        "euclidean_1": tf.math.reduce_euclidean_norm(x, axis=1),
+        "euclidean_ints": tf.math.reduce_euclidean_norm(tf.constant(v["ints"]), axis=0, keepdims=True),
+        "euclidean_complex": tf.math.reduce_euclidean_norm(tf.constant(v["z"])),
+        "count_nonzero_0": tf.math.count_nonzero(tf.constant(v["ints"]), axis=0),
+        "count_nonzero_strings": tf.math.count_nonzero(tf.constant(["", "a", "", "bc"])),
+        "bincount": tf.math.bincount(tf.constant(v["arr"])),
+        "bincount_weights_min": tf.math.bincount(tf.constant(v["arr"]), weights=v["w"], minlength=10),
+        "bincount_max_binary": tf.math.bincount(tf.constant(v["arr"]), maxlength=4, binary_output=True),
+        "bincount_rows": tf.math.bincount(tf.constant(v["rows"]), axis=-1, dtype=tf.float32),
+        "confusion": tf.math.confusion_matrix(v["labels"], v["predictions"]),
+        "confusion_weighted": tf.math.confusion_matrix(v["labels"], v["predictions"], num_classes=5,
+                                                       weights=np.linspace(0.5, 3.0, 6), dtype=tf.float64),
+        "polyval": tf.math.polyval([tf.constant(c, tf.float64) for c in v["coeffs"]], x),
+        "monotonic": tf.stack([tf.math.is_non_decreasing([1, 1, 2]), tf.math.is_strictly_increasing([1, 1, 2]),
+                               tf.math.is_strictly_increasing([3]), tf.math.is_non_decreasing([[1, 2], [0, 3]])]),
+        "accumulate_n": tf.math.accumulate_n([x, x * 2.0, x * 3.0]),
+    }
+    for name, fn in (("logsumexp", lambda t: tf.math.reduce_logsumexp(t, axis=1)),
+                     ("std", lambda t: tf.math.reduce_std(t, axis=0)),
+                     ("euclidean", lambda t: tf.math.reduce_euclidean_norm(t, axis=1, keepdims=True))):
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = fn(x)
+            loss = tf.reduce_sum(y * tf.reshape(tf.constant(v["g"].reshape(-1)[:int(tf.size(y))]), tf.shape(y)))
+        out[f"grad_{name}"] = tape.gradient(loss, x)
+    return out
+
+
 def write(path, cases, version):
     arrays = {name: np.asarray(value.numpy() if hasattr(value, "numpy") else value) for name, value in cases.items()}
     arrays["__meta__"] = np.asarray(json.dumps({"tensorflow": version}))
@@ -135,6 +184,7 @@ def main(argv=None):
 
     write(SIGNAL_OUT, signal_cases(tf), tf.__version__)
     write(LINALG_OUT, linalg_cases(tf), tf.__version__)
+    write(MATH_OUT, math_cases(tf), tf.__version__)
 
 
 if __name__ == "__main__":

@@ -304,6 +304,9 @@ SPECS = [
     S("tf.LogMatrixDeterminant", [NearIdentity((2, 3, 3))], id="LogMatrixDeterminant-batch"),
     # debugging
     S("tf.CheckNumerics", [x23], {"message": "x"}),
+    # statistics reductions (reduction_statistics.py)
+    S("tf.EuclideanNorm", [x23, i32(1)]),
+    S("tf.EuclideanNorm", [U((2, 3, 2)), i32(0, -1)], {"keep_dims": True}, id="EuclideanNorm-keepdims"),
     # matrix functions and least squares (linalg_matrix_functions.py)
     S("tf.MatrixExponential", [U((3, 3), -0.6, 0.6)]), S("tf.MatrixSquareRoot", [NearIdentity((2, 3, 3))]),
     S("tf.MatrixSolveLs", [U((4, 2)), U((4, 3)), K(np.float64(0.25))]),

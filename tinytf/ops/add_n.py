@@ -66,5 +66,28 @@ def add_n(inputs, name=None):
     return AddN.bind(*inputs)
 
 
+def accumulate_n(inputs, shape=None, tensor_dtype=None, name=None):
+    """``tt.math.accumulate_n``: the sum of ``inputs`` (TensorFlow 2's accumulate_n is add_n after checking
+    that the tensors share a shape and a dtype, and ``shape`` / ``tensor_dtype`` when given)."""
+    if not isinstance(inputs, list | tuple) or not inputs:
+        raise InvalidArgumentError("accumulate_n: inputs must be a non-empty list of tensors", "tf.AddN")
+    from tinytf.ops.tensor_inputs import as_tensor
+
+    tensors = [as_tensor(t) for t in inputs]
+    for t in tensors:
+        if tuple(t.shape) != tuple(tensors[0].shape) or t.dtype != tensors[0].dtype:
+            raise InvalidArgumentError(f"accumulate_n: inputs must have the same shape and dtype, got "
+                                       f"{tensors[0].dtype.name}{list(tensors[0].shape)} and {t.dtype.name}"
+                                       f"{list(t.shape)}", "tf.AddN")
+    if shape is not None and tuple(shape) != tuple(tensors[0].shape):
+        raise InvalidArgumentError(f"accumulate_n: shape {list(shape)} does not match the inputs' "
+                                   f"{list(tensors[0].shape)}", "tf.AddN")
+    if tensor_dtype is not None and tensors[0].dtype != tensor_dtype:
+        raise InvalidArgumentError(f"accumulate_n: tensor_dtype {tensor_dtype} does not match the inputs' "
+                                   f"{tensors[0].dtype.name}", "tf.AddN")
+    return tensors[0] if len(tensors) == 1 else AddN.bind(*tensors)
+
+
 # The op functions (tinytf.runtime.namespaces puts them in tt.*; the rest are helpers).
-__all__ = ["add_n"]
+__all__ = ["add_n", "accumulate_n"]
+__namespaces__ = {"add_n": ("math", "top"), "accumulate_n": ("math",)}
