@@ -5,7 +5,7 @@ Run by hand with TensorFlow installed, never in CI (tinytf is not imported):
     .venv-bench/bin/python tests/conformance/export_image_fixtures.py [--out tests/fixtures/image/tf_image.npz]
 
 Writes one npz: ``CASE/i`` = output i of CASE (eagerly), ``grad/CASE`` = d sum(out * w) / d input 0 for the
-gradient cases, and ``__meta__`` = TensorFlow's version.
+gradient cases, ``grad_boxes/CASE`` the same for crop_and_resize's boxes, and ``__meta__`` = TensorFlow's version.
 """
 from __future__ import annotations
 
@@ -64,6 +64,14 @@ def main() -> None:
             y = resolve(tf, path)(*call_args, **kwargs)
             loss = tf.reduce_sum(y * cases.weights_for(y.shape))
         out[f"grad/{name}"] = tape.gradient(loss, x).numpy()
+    for name in cases.BOX_GRADIENT_CASES:  # crop_and_resize's gradient with respect to the boxes
+        path, (image, boxes, *rest), kwargs = cases.CASES[name]
+        b = tf.constant(boxes)
+        with tf.GradientTape() as tape:
+            tape.watch(b)
+            y = resolve(tf, path)(tf.constant(image), b, *rest, **kwargs)
+            loss = tf.reduce_sum(y * cases.weights_for(y.shape))
+        out[f"grad_boxes/{name}"] = tape.gradient(loss, b).numpy()
     out["__meta__"] = np.asarray(json.dumps({"tensorflow": tf.__version__}))
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(args.out, **out)

@@ -145,6 +145,8 @@ GRADIENT_CASES = ("resize_bilinear_up", "resize_bicubic_down", "resize_nearest_u
                   "raw_ResizeBilinear_10", "ssim", "total_variation", "sobel_edges", "adjust_gamma",
                   "per_image_standardization", "rgb_to_yiq", "crop_and_resize_bilinear", "extract_patches_same_2")
 
+BOX_GRADIENT_CASES = ("crop_and_resize_bilinear", "crop_and_resize_nearest", "crop_and_resize_one_pixel")
+
 
 def weights_for(shape) -> np.ndarray:
     return _rng(99).uniform(-1, 1, shape).astype(np.float32)
