@@ -76,3 +76,20 @@ def test_dtypes_must_agree():
         tt.tensor_scatter_nd_update(tt.zeros((3,)), [[0]], tt.constant(np.array([1], np.int32)))
     with pytest.raises(InvalidArgumentError, match="indices must be int32 or int64, got float32"):
         tt.tensor_scatter_nd_update(tt.zeros((3,)), tt.constant(np.array([[0.0]], np.float32)), tt.zeros((1,)))
+
+
+def test_tensor_scatter_update_bad_indices_policy():
+    """TensorFlow's ``bad_indices_policy``: "IGNORE" drops an update whose index is out of range; the
+    default refuses it (as TensorFlow's CPU kernel)."""
+    from tinytf import mlir
+    from tinytf.loaded_module import LoadedModule
+
+    text = """func.func @main(%t: tensor<4xf32>, %i: tensor<3x1xi32>, %u: tensor<3xf32>) -> tensor<4xf32> {
+  %0 = "tf.TensorScatterUpdate"(%t, %i, %u) <{bad_indices_policy = "POLICY"}> : (tensor<4xf32>, tensor<3x1xi32>, tensor<3xf32>) -> tensor<4xf32>
+  func.return %0 : tensor<4xf32>
+}"""
+    t, i, u = np.zeros(4, np.float32), np.array([[1], [7], [3]], np.int32), np.array([5, 6, 7], np.float32)
+    (out,) = LoadedModule(mlir.parse(text.replace("POLICY", "IGNORE"))).run(t, i, u)
+    np.testing.assert_array_equal(out, [0, 5, 0, 7])
+    with pytest.raises(InvalidArgumentError, match=r"indices\[1\] = \[7\] does not index into shape \[4\]"):
+        LoadedModule(mlir.parse(text.replace("POLICY", ""))).run(t, i, u)

@@ -17,6 +17,7 @@ from xdsl.traits import Pure
 
 import tinytf.dtypes as dtypes
 from tinytf.errors import InvalidArgumentError, UnimplementedError
+from tinytf.framework.attributes import attr
 from tinytf.framework.op import Op, register
 from tinytf.framework.tensor_spec import TensorSpec
 from tinytf.ops import shape as shapes
@@ -61,6 +62,7 @@ class TensorScatterUpdate(Op):
     indices = operand_def()
     updates = operand_def()
     output = result_def()
+    bad_indices_policy = attr("", kind="str")  # "" / "DEFAULT" / "ERROR": refuse; "IGNORE": drop the update
     traits = traits_def(Pure())
 
     def verify_ir(self):
@@ -73,7 +75,7 @@ class TensorScatterUpdate(Op):
             v.fail("requires tensor operand with rank greater than or equal to the indices operand's last dimensions")
 
     @classmethod
-    def infer(cls, tensor, indices, updates):
+    def infer(cls, tensor, indices, updates, *, bad_indices_policy=""):
         if indices.dtype not in (dtypes.int32, dtypes.int64):
             raise InvalidArgumentError(f"{cls.name}: indices must be int32 or int64, got {indices.dtype.name}",
                                        cls.name)
@@ -84,13 +86,16 @@ class TensorScatterUpdate(Op):
         return TensorSpec(tensor.shape, tensor.dtype)
 
     @classmethod
-    def compute(cls, xp, tensor, indices, updates):
+    def compute(cls, xp, tensor, indices, updates, *, bad_indices_policy=""):
         _layout(cls.name, tensor.shape, indices.shape, updates.shape)
         d = indices.shape[-1]
         if d == 0:
             return _whole(tensor, indices, updates)
         bad = (indices < 0) | (indices >= np.array(tensor.shape[:d], dtype=indices.dtype))
-        if bad.any():  # as TensorFlow's CPU kernel; its XLA kernel drops the update instead
+        if bad.any() and bad_indices_policy == "IGNORE":
+            keep = ~bad.any(axis=-1)
+            indices, updates = indices[keep], np.broadcast_to(updates, indices.shape[:-1] + tensor.shape[d:])[keep]
+        elif bad.any():  # as TensorFlow's CPU kernel; its XLA kernel drops the update instead
             where = tuple(int(i) for i in np.argwhere(bad.any(axis=-1))[0])
             raise InvalidArgumentError(f"{cls.name}: indices{list(where)} = {indices[where].tolist()} does not index "
                                        f"into shape {fmt_shape(tensor.shape)}", cls.name)
@@ -99,7 +104,7 @@ class TensorScatterUpdate(Op):
         return out
 
     @staticmethod
-    def lower(tensor, indices, updates):
+    def lower(tensor, indices, updates, *, bad_indices_policy=""):
         import jax.numpy as jnp
 
         tensor, d = jnp.asarray(tensor), indices.shape[-1]

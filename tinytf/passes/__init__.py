@@ -13,6 +13,7 @@ from tinytf.passes.cluster_formation import ClusterFormation
 from tinytf.passes.cluster_function_body import ClusterFunctionBody
 from tinytf.passes.cluster_outlining import ClusterOutlining
 from tinytf.passes.constant_fold import ConstantFold
+from tinytf.passes.decompose_resource_ops import DecomposeResourceOps, DecomposeResourceOpsInCluster
 from tinytf.passes.device_canonicalize import DeviceCanonicalization  # hooks tf_device patterns into canonicalize
 from tinytf.passes.executor_canonicalize import ExecutorCanonicalization  # hooks tf_executor patterns into canonicalize
 from tinytf.passes.executor_graph_pruning import ExecutorGraphPruning
@@ -31,6 +32,8 @@ ALL_PASSES = [
     ClusterFunctionBody,
     ClusterOutlining,
     ConstantFold,
+    DecomposeResourceOps,
+    DecomposeResourceOpsInCluster,
     ExecutorGraphPruning,
     ExecutorIslandCoarsening,
     ExecutorToFunctional,
@@ -42,7 +45,8 @@ ALL_PASSES = [
     ShardingIdentification,
 ]
 
-__all__ = ["ALL_PASSES", "Canonicalize", "ClusterFormation", "ClusterFunctionBody", "ClusterOutlining", "ConstantFold", "Inline", "MarkInputOutputAliases",
+__all__ = ["ALL_PASSES", "Canonicalize", "ClusterFormation", "ClusterFunctionBody", "ClusterOutlining", "ConstantFold",
+           "DecomposeResourceOps", "DecomposeResourceOpsInCluster", "Inline", "MarkInputOutputAliases",
            "MergeVariableReads", "ShapeInference", "ShardingIdentification"]
 __all__ += ["DeviceCanonicalization", "ExecutorCanonicalization", "ExecutorGraphPruning", "ExecutorIslandCoarsening", "ExecutorToFunctional",
             "FunctionalToExecutor"]
