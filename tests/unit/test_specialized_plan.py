@@ -285,3 +285,35 @@ def test_a_function_that_calls_itself_is_still_an_error_when_specialized():
     for _ in range(3):
         with pytest.raises(InvalidArgumentError, match="nested deeper"):
             m.run(np.float32(1.0))
+
+
+def test_a_traced_loop_gradient_specializes_its_partial_steps_and_matches_numpy():
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((4, 6)).astype(np.float32) * 0.5
+    w = (rng.standard_normal((6, 6)) / 3).astype(np.float32)
+    v = tt.Variable(w)
+
+    @tt.function
+    def grad(x, n):
+        with tt.GradientTape() as tape:
+            _, h = tt.while_loop(lambda i, h: i < n, lambda i, h: (i + 1, tt.tanh(h @ v + x)), [0, x],
+                                 maximum_iterations=7)
+            loss = tt.reduce_sum(h * h)
+        return tape.gradient(loss, v)
+
+    hs = [x]  # backpropagation through time by hand
+    for _ in range(7):
+        hs.append(np.tanh(hs[-1] @ w + x))
+    dh, want = 2 * hs[-1], np.zeros_like(w)
+    for k in range(7, 0, -1):
+        da = dh * (1 - hs[k] * hs[k])
+        want += hs[k - 1].T @ da
+        dh = da @ w.T
+    for _ in range(3):
+        np.testing.assert_allclose(grad(tt.constant(x), tt.constant(np.int32(7))).numpy(), want, rtol=1e-5, atol=1e-6)
+    program = next(iter(grad._cache.values()))._program
+    # the backward loop gathers the recorded state at a run-time index from a stack the IR types ?x4x6:
+    # specialized to the stack's shape, every step of its body is a bare call
+    loops = [p for t in program.specializer.tables.values() for p in t.values()
+             if isinstance(p, SpecializedPlan) and p.fixed_point and "tf.GatherV2" in p.names]
+    assert loops and all(len(p.bare) == len(p.steps) for p in loops)

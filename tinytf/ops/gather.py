@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import math
+from typing import ClassVar
 
 import numpy as np
 from xdsl.irdl import operand_def, result_def, traits_def
@@ -87,6 +88,7 @@ class GatherV2(Op):
     output = result_def()
     batch_dims = attr(0)
     traits = traits_def(Pure())
+    VALUES_CHECKED_BY_KERNEL: ClassVar[tuple] = ("indices",)  # (the shape rule checks known ones only)
 
     def verify_ir(self):
         batch_dims, r = self.attr_values()["batch_dims"], v.rank(self.indices.type)

@@ -72,6 +72,8 @@ def truth(value, what: str) -> bool:
 class Plan:
     """One function compiled: steps over numbered slots; ``wheres[i]`` is step i's file:line:col."""
 
+    specializable = True  # a plan specialized to its arguments' types may run bare kernels where this cannot
+
     __slots__ = ("name", "num_args", "arg_types", "steps", "template", "results", "wheres", "calls", "ops")
 
     def run(self, args: list) -> list:
@@ -124,7 +126,7 @@ class Program:
         plan = self.plan(name)
         if len(args) != plan.num_args:
             raise InvalidArgumentError(f"@{name} takes {plan.num_args} arguments, got {len(args)}")
-        if plan.__class__ is Plan:  # a general plan: the one specialized to these arguments' types, if any
+        if plan.specializable:  # the plan specialized to these arguments' types, if any
             plan = self.specialized(plan, args) or plan
         return self._run_plan(plan, args)
 
@@ -315,21 +317,23 @@ class Program:
 
     def _loop_plans(self, cond: str, body: str, values: list, sightings: int) -> tuple | None:
         """(cond's plan, body's plan) for every iteration that starts with values of ``values``' types:
-        traced functions' static plans, or plans specialized to these types (once seen ``sightings``
-        times) when the body gives values of the same types again (a fixed point); else None."""
+        plans specialized to these types (once seen ``sightings`` times) when the body gives values of
+        the same types again (a fixed point), else traced functions' static plans; None when neither."""
         plans = self.plan(cond), self.plan(body)
         if any(p.num_args != len(values) for p in plans):
             return None
-        if plans[0].__class__ is Plan or plans[1].__class__ is Plan:
+        cond_plan, body_plan = plans
+        if body_plan.specializable:
             specializer = self._specializer()
             key = specializer.signature(values)
-            if plans[1].__class__ is Plan:
-                plans = plans[0], specializer.plan_for(plans[1], values, sightings, key)
-                if plans[1] is None or not plans[1].fixed_point:
-                    return None
-            if plans[0].__class__ is Plan:
-                plans = specializer.plan_for(plans[0], values, sightings, key), plans[1]
-        return None if None in plans or len(plans[1].results) != len(values) else plans
+            made = specializer.plan_for(body_plan, values, sightings, key)
+            if made is not None and made.fixed_point:
+                body_plan = made
+                if cond_plan.specializable:
+                    cond_plan = specializer.plan_for(cond_plan, values, sightings, key) or cond_plan
+        if Plan in (cond_plan.__class__, body_plan.__class__) or len(body_plan.results) != len(values):
+            return None  # (general plans: the loop looks up each iteration's plan by its values' types)
+        return cond_plan, body_plan
 
     def _loop(self, cond: Plan, body: Plan, values: list) -> list:
         run_cond = cond.run if not cond.calls else lambda vs: self._run_plan(cond, vs)

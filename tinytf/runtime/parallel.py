@@ -34,6 +34,7 @@ class ParallelPlan(Plan):
     """A plan with each step's dependencies, run as a dataflow graph on ``pool``."""
 
     __slots__ = ("deps", "users", "readers", "pool")
+    specializable = False  # (its steps run concurrently; a specialized plan would run them in order)
 
     def run(self, args: list) -> list:
         if getattr(_worker, "active", False) or len(self.steps) < 2:

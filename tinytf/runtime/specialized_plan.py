@@ -146,13 +146,27 @@ def propagate(plan, arguments: list, calls=None) -> tuple[list, list]:
             if specs[slot] is not None:
                 specs[slot].value = value
     types = []
+    trusted = isinstance(plan, StaticPlan)  # a traced function's: its IR types hold where the rules cannot say
     for (_, ins, outs, _), op in zip(plan.steps, plan.ops):
         operands = [specs[s] for s in ins]
         results = _result_specs(op, operands, len(outs), calls)
+        if trusted:
+            results = [r if r is not None else _declared(v.type) for r, v in zip(results, op.results)]
         for s, spec in zip(outs, results):
             specs[s] = spec
         types.append(_operand_types(operands, results))
     return specs, types
+
+
+def _declared(type_) -> TensorSpec | None:
+    """The spec of a tensor type of a traced function (None for a resource or a variant)."""
+    if tf_types.is_resource(type_):
+        return None
+    try:
+        spec = TensorSpec.from_type(type_)
+    except Exception:
+        return None
+    return None if spec.dtype.kind == "o" else spec
 
 
 def _fits(before, after) -> bool:
@@ -188,6 +202,7 @@ def specialize(plan, values: list, calls=None) -> SpecializedPlan:
     arguments = [argument_spec(v) for v in values]
     specs, types = propagate(plan, arguments, calls)
     out = compile_static(plan, plan.ops, types, cls=SpecializedPlan)
+    out.specializable = False
     out.fixed_point = len(plan.results) == plan.num_args and all(
         slot == i or _fits(arguments[i], specs[slot]) for i, slot in enumerate(plan.results))
     return out
@@ -253,16 +268,14 @@ class Specializer:
 
     def _results(self, name: str, operands: list) -> list | None:
         """The specs of function ``name``'s results for arguments of ``operands``' specs."""
-        from tinytf.runtime.executor import Plan  # (the executor imports this module when it runs)
-
         if name in self._open:
             return None
         try:
             plan = self.program.plan(name)
         except Exception:  # (a missing or broken callee: the general runner reports it)
             return None
-        if plan.__class__ is not Plan or plan.num_args != len(operands):
-            return None
+        if not plan.specializable or plan.num_args != len(operands):
+            return None  # (a traced function's plan that is all bare kernels: its IR types are its own)
         self._open.add(name)
         try:
             specs, _ = propagate(plan, list(operands), self.call_results)

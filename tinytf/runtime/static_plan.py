@@ -49,7 +49,7 @@ class StaticPlan(Plan):
     """A plan whose steps run through ``fast``, the function generated from ``source``; the general
     steps stay for a call under a smaller allocation limit than the plan was compiled with."""
 
-    __slots__ = ("fast", "source", "line_steps", "names", "bare", "max_bytes")
+    __slots__ = ("fast", "source", "line_steps", "names", "bare", "max_bytes", "specializable")
 
     def run(self, args: list) -> list:
         if allocation_limit() < self.max_bytes:  # the general runners check each allocation
@@ -342,4 +342,6 @@ def compile_static(plan: Plan, ops: list, types: list | None = None, cls=None) -
     out.names = [op_name(op) for op in ops]
     out.bare = bare
     out.max_bytes = max_bytes
+    # general runners left (partial types, values read at run time): specializing to argument types may help
+    out.specializable = any(i not in bare and not has_trait(op, ReturnsOperands) for i, op in enumerate(ops))
     return out
