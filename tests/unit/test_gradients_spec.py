@@ -135,6 +135,19 @@ def _maxpool(attrs, shape):
     return orig_output
 
 
+def _maxpool3d(shape, output=False):
+    """MaxPool3DGrad's orig_input (distinct values), or its orig_output (MaxPool3D of that input)."""
+    def value(dtype):
+        x = D(shape).draw(np.random.default_rng(7), dtype)
+        return np.asarray(REGISTRY["tf.MaxPool3D"].bind(tt.constant(x), **POOL3D).numpy()) if output else x
+    return value
+
+
+POOL3D = dict(ksize=(1, 2, 2, 2, 1), strides=(1, 2, 2, 2, 1), padding="VALID")
+POOL3D_SAME = dict(ksize=(1, 3, 2, 3, 1), strides=(1, 2, 2, 2, 1), padding="SAME")
+CONV3D = dict(strides=(1, 1, 1, 1, 1), padding="VALID")
+BN_MEAN, BN_VAR = K(lambda d: np.asarray([0.1, -0.2, 0.3], d)), K(lambda d: np.asarray([0.5, 1.5, 2.0], d))
+BN_INFERENCE = dict(epsilon=1e-3, is_training=False)
 POOL = dict(ksize=(1, 2, 2, 1), strides=(1, 2, 2, 1), padding="VALID")
 POOL_SAME = dict(ksize=(1, 3, 3, 1), strides=(1, 2, 2, 1), padding="SAME")
 CONV = dict(strides=(1, 1, 1, 1), padding="VALID")
@@ -311,7 +324,30 @@ SPECS = [
     S("tf.MatrixExponential", [U((3, 3), -0.6, 0.6)]), S("tf.MatrixSquareRoot", [NearIdentity((2, 3, 3))]),
     S("tf.MatrixSolveLs", [U((4, 2)), U((4, 3)), K(np.float64(0.25))]),
     S("tf.MatrixSolveLs", [U((2, 4)), U((2, 3)), K(np.float64(0.0))], id="MatrixSolveLs-wide"),
-]
+    # tf.nn (nn_activations.py, nn_losses.py, nn_normalization.py, nn_space.py, nn_depth_space.py)
+    S("tf.Softsign", [nz23]), S("tf.SoftsignGrad", [x23, nz23]), S("tf.L2Loss", [x23]),
+    S("tf.LRN", [U((1, 2, 2, 5), 0.3, 1.5)], {"depth_radius": 1, "bias": 1.0, "alpha": 0.5, "beta": 0.75}),
+    S("tf.SpaceToBatchND", [U((1, 4, 4, 2)), i32(2, 3), K(np.array([[0, 0], [1, 1]], np.int32))]),
+    S("tf.BatchToSpaceND", [U((6, 2, 3, 2)), i32(2, 3), K(np.array([[1, 0], [0, 2]], np.int32))]),
+    S("tf.SpaceToBatch", [U((1, 3, 4, 2)), K(np.array([[1, 0], [0, 0]], np.int32))], {"block_size": 2}),
+    S("tf.BatchToSpace", [U((4, 2, 2, 1)), K(np.array([[0, 1], [1, 0]], np.int32))], {"block_size": 2}),
+    S("tf.SpaceToDepth", [U((1, 4, 2, 2))], {"block_size": 2}), S("tf.DepthToSpace", [U((1, 2, 1, 8))], {"block_size": 2}),
+    S("tf.Conv3D", [U((1, 3, 4, 3, 2)), U((2, 2, 2, 2, 2))], CONV3D),
+    S("tf.Conv3D", [U((1, 3, 2, 3, 1)), U((2, 1, 2, 1, 2))], dict(strides=(1, 2, 1, 2, 1), padding="SAME"),
+      id="Conv3D-same-strided"),
+    S("tf.Conv3DBackpropInputV2", [i32(1, 3, 4, 3, 2), U((2, 2, 2, 2, 2)), U((1, 2, 3, 2, 2))], CONV3D),
+    S("tf.Conv3DBackpropFilterV2", [U((1, 3, 4, 3, 2)), i32(2, 2, 2, 2, 2), U((1, 2, 3, 2, 2))], CONV3D),
+    S("tf.MaxPool3D", [D((1, 4, 4, 2, 1))], POOL3D), S("tf.AvgPool3D", [U((1, 3, 4, 3, 2))], POOL3D_SAME),
+    S("tf.AvgPool3DGrad", [i32(1, 3, 4, 3, 2), U((1, 2, 2, 2, 2))], POOL3D_SAME),
+    S("tf.MaxPool3DGrad", [K(_maxpool3d((1, 4, 4, 2, 1))), K(_maxpool3d((1, 4, 4, 2, 1), True)), U((1, 2, 2, 1, 1))],
+      POOL3D),
+    S("tf.MaxPool3DGradGrad", [K(_maxpool3d((1, 4, 4, 2, 1))), K(_maxpool3d((1, 4, 4, 2, 1), True)),
+                               U((1, 4, 4, 2, 1))], POOL3D),
+    # fused batch norm in inference (training mode's statistics outputs have no gradient in TensorFlow:
+    # tests/unit/test_ops_nn_fused_batch_norm.py checks training through y alone)
+    *[S(f"tf.FusedBatchNorm{v}", [U((2, 2, 2, 3)), U((3,), 0.5, 1.5), U((3,)), BN_MEAN, BN_VAR], BN_INFERENCE)
+      for v in ("", "V2", "V3")],
+    *[S(f"tf.FusedBatchNormGrad{v}", [U((2, 2, 2, 3)), U((2, 2, 2, 3)), U((3,), 0.5, 1.5), BN_MEAN, BN_VAR]
 
 # Differentiable ops whose operands are functions of a module: checked through their own tests.
 CONTROL_FLOW = {name for name, cls in REGISTRY.items() if calls_functions(cls) is not None}
