@@ -140,6 +140,11 @@ CASES["combined_non_max_suppression_per_class_boxes"] = ("image.combined_non_max
     np.stack([np.stack([NMS_SCORES[:15], NMS_SCORES[15:]], 1), np.stack([NMS_SCORES[15:], NMS_SCORES[:15]], 1)]),
     3, 5), {"iou_threshold": 0.5, "pad_per_class": True, "clip_boxes": False})
 
+_DRAW = np.float32([[[0.1, 0.2, 0.7, 0.9], [-0.3, 0.5, 0.4, 1.4], [0.8, 0.1, 0.2, 0.5], [1.2, 0.0, 1.5, 1.0]],
+                    [[0.0, 0.0, 1.0, 1.0], [0.35, 0.35, 0.55, 0.6], [0.2, -0.5, 0.6, -0.1], [0.5, 0.5, 0.5, 0.5]]])
+CASES["draw_bounding_boxes"] = ("image.draw_bounding_boxes", (image((2, 9, 11, 3), 17), _DRAW,
+                                                              np.float32([[0.2, 0.4, 0.6], [1, 0, 0.5]])), {})
+CASES["draw_bounding_boxes_default_colors"] = ("image.draw_bounding_boxes", (image((2, 9, 11, 4), 18), _DRAW, None), {})
 # gradients: d sum(f(x) * w) / dx, w drawn to the output's shape (seed 99)
 GRADIENT_CASES = ("resize_bilinear_up", "resize_bicubic_down", "resize_nearest_up", "resize_lanczos3_down_antialias",
                   "raw_ResizeBilinear_10", "ssim", "total_variation", "sobel_edges", "adjust_gamma",
