@@ -74,12 +74,15 @@ def count_ops(text: str) -> int:
     return sum(1 for op in module.walk() if op.parent_op() is not None and op.parent_op() is not module)
 
 
-def best_of(fn, text: str, repeat: int) -> float:
+def best_of(fn, text: str, repeat: int, cpu: bool = False) -> float:
+    """The best wall time of ``repeat`` runs (or the best CPU time of this process: parsing runs on one
+    thread, and CPU time stays put when other processes share the cores)."""
+    clock = time.process_time if cpu else time.perf_counter
     times = []
     for _ in range(repeat):
-        start = time.perf_counter()
+        start = clock()
         fn(text)
-        times.append(time.perf_counter() - start)
+        times.append(clock() - start)
     return min(times)
 
 
@@ -93,12 +96,15 @@ def run(n_ops: int, repeat: int) -> dict:
     nasnet = gzip.decompress(NASNET.read_bytes()).decode()
     nasnet_ops = count_ops(nasnet)
     t_nasnet = best_of(tinytf_parse_verify, nasnet, repeat)
+    cpu_parse_verify = best_of(tinytf_parse_verify, text, repeat, cpu=True)
+    cpu_nasnet = best_of(tinytf_parse_verify, nasnet, repeat, cpu=True)
     return {"ops": n_ops, "xdsl_s": t_xdsl, "tinytf_s": t_tinytf,
             "xdsl_ops_per_s": n_ops / t_xdsl, "tinytf_ops_per_s": n_ops / t_tinytf,
             "overhead": t_tinytf / t_xdsl - 1,
             "parse_verify_s": t_parse_verify, "parse_verify_ops_per_s": n_ops / t_parse_verify,
             "nasnet_ops": nasnet_ops, "nasnet_parse_verify_s": t_nasnet,
-            "nasnet_ops_per_s": nasnet_ops / t_nasnet}
+            "nasnet_ops_per_s": nasnet_ops / t_nasnet,
+            "parse_verify_cpu_s": cpu_parse_verify, "nasnet_parse_verify_cpu_s": cpu_nasnet}
 
 
 def main(argv=None) -> dict:
@@ -120,6 +126,9 @@ def main(argv=None) -> dict:
           f"{result['parse_verify_ops_per_s']:,.0f} ops/s; NASNetMobile ({result['nasnet_ops']:,} ops) "
           f"{result['nasnet_parse_verify_s']:.3f} s {result['nasnet_ops_per_s']:,.0f} ops/s "
           f"(goal >= 10,000 ops/s: {goal})")
+    print(f"  in CPU time: {result['ops']}-op function {result['parse_verify_cpu_s']:.3f} s "
+          f"{result['ops'] / result['parse_verify_cpu_s']:,.0f} ops/s; NASNetMobile "
+          f"{result['nasnet_parse_verify_cpu_s']:.3f} s {result['nasnet_ops'] / result['nasnet_parse_verify_cpu_s']:,.0f} ops/s")
     return result
 
 
