@@ -25,6 +25,7 @@ from tinytf.ops.tensor_inputs import as_tensor, static_dims
 
 __all__ = ["resize", "resize_with_pad"]
 __namespaces__ = {n: ("image",) for n in __all__}
+__namespace_classes__ = {"ResizeMethod": ("image",)}
 
 
 class ResizeMethod:

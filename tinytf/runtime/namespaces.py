@@ -10,6 +10,7 @@ functions of an op module (parsers, shape helpers, checks) are its own, and a mo
 ``__all__`` has none (its ops are reached through ``tt.raw_ops``). A module may steer its functions
 with ``__namespaces__ = {"fn_name": ("math", "nn")}``, and export one under another name with
 ``__export_as__ = {"fn_name": "public_name"}`` (where the public name is another op function's).
+Classes of names (``tt.image.ResizeMethod``) join a namespace through ``__namespace_classes__``.
 """
 from __future__ import annotations
 
@@ -122,6 +123,9 @@ def build_namespaces() -> dict[str, dict]:
                 targets.add("top")
             for target in targets:
                 spaces.setdefault(target, {}).setdefault(name, fn)
+        for name, targets in getattr(module, "__namespace_classes__", {}).items():  # tt.image.ResizeMethod
+            for target in targets:
+                spaces.setdefault(target, {}).setdefault(name, getattr(module, name))
     for name in PACKAGES:
         spaces["top"][name] = importlib.import_module(f"tinytf.{name}")
     for name in sorted(set(spaces) - set(BUILT_IN_INIT)):  # tt.image, tt.bitwise, ...: named by the op modules
