@@ -148,7 +148,7 @@ CASES["draw_bounding_boxes_default_colors"] = ("image.draw_bounding_boxes", (ima
 # gradients: d sum(f(x) * w) / dx, w drawn to the output's shape (seed 99)
 GRADIENT_CASES = ("resize_bilinear_up", "resize_bicubic_down", "resize_nearest_up", "resize_lanczos3_down_antialias",
                   "raw_ResizeBilinear_10", "ssim", "total_variation", "sobel_edges", "adjust_gamma",
-                  "per_image_standardization", "rgb_to_yiq", "crop_and_resize_bilinear", "extract_patches_same_2")
+                  "per_image_standardization", "rgb_to_yiq", "rgb_to_hsv", "crop_and_resize_bilinear", "extract_patches_same_2")
 
 BOX_GRADIENT_CASES = ("crop_and_resize_bilinear", "crop_and_resize_nearest", "crop_and_resize_one_pixel")
 

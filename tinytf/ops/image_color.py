@@ -110,6 +110,45 @@ def rgb_to_hsv(images, name=None):
     return RGBToHSV.bind(as_tensor(images))
 
 
+def rgb_to_hsv_gradient(rgb, hsv, dy):
+    """TensorFlow's gradient of RGBToHSV (image_grad.py), piecewise by which channel is the largest and which the
+    smallest (ties as TensorFlow breaks them), each reciprocal 0 where its argument is 0 (divide_no_nan). Its hue
+    part is TensorFlow's formula, not the exact derivative of the hue (it differs by up to a few percent)."""
+    dtype = rgb.dtype
+    channels = [ops.gather(rgb, c, axis=-1) for c in range(3)]
+    sat, val = ops.gather(hsv, 1, axis=-1), ops.gather(hsv, 2, axis=-1)
+    r, g, b = channels
+    mask = lambda condition: ops.cast(condition, dtype)  # noqa: E731
+    recip = lambda x: ops.divide_no_nan(ops.ones_like(x), x)  # noqa: E731
+    biggest = [mask(ops.logical_and(r >= b, r >= g)), mask(ops.logical_and(g > r, g >= b)),
+               mask(ops.logical_and(b > r, b > g))]
+    smallest = [mask(ops.logical_and(r < b, r < g)), mask(ops.logical_and(g <= r, g < b)),
+                mask(ops.logical_and(b <= r, b <= g))]
+    positive = [mask(x > 0) for x in channels]
+    grads = []
+    for c in range(3):
+        nxt, prv = (c + 1) % 3, (c + 2) % 3  # the channels after and before c in r -> g -> b -> r
+        x = channels[c]
+        others = (nxt, prv)
+        d_value = biggest[c]
+        d_sat = positive[c] * (biggest[c] * ops.add_n([smallest[o] * channels[o] for o in others]) * recip(ops.square(x))
+                               - smallest[c] * recip(ops.add_n([biggest[o] * channels[o] for o in others])))
+        # c the largest: -(next - previous) / (S V)^2
+        hue_terms = [-positive[c] * biggest[c] * (channels[nxt] - channels[prv])
+                     * recip(ops.square(sat)) * recip(ops.square(val))]
+        for m in others:  # another channel m the largest
+            third = nxt if m == prv else prv
+            # c the smallest: (previous - next) / (m - c)^2; c in the middle: -+1 / (m - third)
+            hue_terms.append(positive[m] * biggest[m] * smallest[c] * (channels[prv] - channels[nxt])
+                             * recip(ops.square(channels[m] - x)))
+            sign = 1.0 if m == prv else -1.0
+            hue_terms.append(positive[m] * biggest[m] * smallest[third] * sign * recip(channels[m] - channels[third]))
+        d_hue = ops.add_n(hue_terms) / 6.0
+        grads.append(ops.add_n([ops.gather(dy, 2, axis=-1) * d_value, ops.gather(dy, 1, axis=-1) * d_sat,
+                                ops.gather(dy, 0, axis=-1) * d_hue]))
+    return ops.stack(grads, axis=-1)
+
+
 def hsv_to_rgb(images, name=None):
     """tf.HSVToRGB."""
     return HSVToRGB.bind(as_tensor(images))

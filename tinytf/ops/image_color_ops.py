@@ -6,8 +6,8 @@ adjust_saturation_op.cc, adjust_contrast_op.cc), written once for numpy and jax.
     %out = "tf.AdjustHue"(%rgb, %delta) : (tensor<4x4x3xf32>, tensor<f32>) -> tensor<4x4x3xf32>
 
 TensorFlow defines no gradient for AdjustHue, AdjustSaturation and AdjustContrastv2 (asking raises
-LookupError, here too) and lists HSVToRGB as not differentiable. RGBToHSV's gradient (TensorFlow's
-piecewise formula in image_grad.py) is not built yet: asking for it raises LookupError.
+LookupError, here too), lists HSVToRGB as not differentiable, and gives RGBToHSV its piecewise formula
+(image_color.rgb_to_hsv_gradient).
 """
 from __future__ import annotations
 
@@ -105,6 +105,12 @@ class RGBToHSV(_Colour):
     def compute(cls, xp, images):
         check_rgb_array(cls.name, images)
         return xp.stack(rgb_to_hsv(xp, images), axis=-1).astype(images.dtype)
+
+    @staticmethod
+    def grad(op, dy):  # Given upstream grad U and y = hsv(x): dx = U · TensorFlow's piecewise ∂hsv/∂rgb
+        from tinytf.ops.image_color import rgb_to_hsv_gradient
+
+        return [rgb_to_hsv_gradient(op.inputs[0], op.outputs[0], dy)]
 
 
 @register
