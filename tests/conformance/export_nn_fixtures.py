@@ -5,7 +5,8 @@ Run by hand with TensorFlow installed, never in CI (tinytf is not imported):
     .venv-bench/bin/python tests/conformance/export_nn_fixtures.py [--out tests/fixtures/nn/tf_nn.npz]
 
 Writes one npz: ``CASE/in{i}`` = positional input i as given to TensorFlow, ``CASE/out{i}`` = output i
-(eager, TensorFlow's CPU kernels), and ``__version__``.
+(eager, TensorFlow's CPU kernels), and ``__version__``; the STATEFUL cases run last, in order, after
+tf.random.set_seed(STATEFUL_SEED).
 """
 from __future__ import annotations
 
@@ -19,11 +20,11 @@ HERE = Path(__file__).resolve().parent
 DEFAULT_OUT = HERE.parent / "fixtures" / "nn" / "tf_nn.npz"
 
 
-def load_cases():
+def load_cases(what="CASES"):
     spec = importlib.util.spec_from_file_location("nn_cases", HERE / "nn_cases.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return module.CASES
+    return getattr(module, what)
 
 
 def resolve(module, path: str):
@@ -39,7 +40,11 @@ def main():
     import tensorflow as tf
 
     arrays = {"__version__": np.asarray(tf.__version__)}
-    for name, path, inputs, kwargs in load_cases():
+    cases = load_cases()
+    stateful = load_cases("STATEFUL")
+    for index, (name, path, inputs, kwargs) in enumerate(cases + stateful):
+        if index == len(cases):
+            tf.random.set_seed(load_cases("STATEFUL_SEED"))
         tensors = {k: tf.constant(v) if isinstance(v, np.ndarray) else v for k, v in kwargs.items()}
         result = resolve(tf, path)(*[tf.constant(x) for x in inputs], **tensors)
         outs = result if isinstance(result, tuple | list) else [result]

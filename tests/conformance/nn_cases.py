@@ -114,4 +114,26 @@ CASES = [
      {"y_backprop": _n(2, 5, 3, 4), "x": _n(2, 5, 3, 4), "scale": _u(5, lo=0.5, hi=2.0), "reserve_space_1": _n(5),
       "reserve_space_2": _u(5, lo=0.5, hi=2.0), "reserve_space_3": np.zeros(0, np.float32), "epsilon": 1e-3,
       "is_training": False, "data_format": "NCHW"}),
+    # dropout and embeddings (nn_dropout.py)
+    ("stateless_dropout", "nn.experimental.stateless_dropout", [_n(4, 5)], {"rate": 0.4, "seed": [1, 2]}),
+    ("stateless_dropout_noise_shape", "nn.experimental.stateless_dropout", [_n(3, 2, 5)],
+     {"rate": 0.25, "seed": [7, 3], "noise_shape": [3, 1, 5]}),
+    ("stateless_dropout_half", "nn.experimental.stateless_dropout", [_n(6, 3).astype(np.float16)],
+     {"rate": 0.5, "seed": [11, 12]}),
+    ("stateless_dropout_rate_tensor", "nn.experimental.stateless_dropout", [_n(4, 5)],
+     {"rate": np.asarray(0.3, np.float32), "seed": [5, 6]}),
+    ("embedding_lookup", "nn.embedding_lookup", [_n(7, 3), np.array([[1, 0, 6], [2, 2, 5]], np.int32)], {}),
+    ("embedding_lookup_max_norm", "nn.embedding_lookup", [_n(7, 3, scale=2.0), np.array([4, 0, 6, 4], np.int32)],
+     {"max_norm": 1.5}),
+    ("clip_by_norm", "clip_by_norm", [_n(3, 4, scale=2.0)], {"clip_norm": 1.0, "axes": [1]}),
+]
+
+# Stateful cases: run in order after set_seed(STATEFUL_SEED), eagerly (each draw moves TensorFlow's seed streams).
+STATEFUL_SEED = 7
+STATEFUL = [
+    ("dropout_op_seed", "nn.dropout", [np.ones((3, 4), np.float32)], {"rate": 0.5, "seed": 3}),
+    ("dropout_global_seed", "nn.dropout", [_n(3, 4)], {"rate": 0.3}),
+    ("dropout_noise_shape", "nn.dropout", [_n(2, 3, 4)], {"rate": 0.6, "noise_shape": [2, 1, 4]}),
+    ("dropout_zero_rate", "nn.dropout", [_n(2, 2)], {"rate": 0.0}),
+    ("dropout_after_zero_rate", "nn.dropout", [_n(2, 5)], {"rate": 0.2}),
 ]

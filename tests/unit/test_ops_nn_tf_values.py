@@ -19,10 +19,10 @@ def _cases():
     spec = importlib.util.spec_from_file_location("nn_cases", ROOT / "conformance" / "nn_cases.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return module.CASES
+    return module
 
 
-CASES = _cases()
+CASES, STATEFUL, STATEFUL_SEED = _cases().CASES, _cases().STATEFUL, _cases().STATEFUL_SEED
 
 
 def resolve(path: str):
@@ -34,8 +34,33 @@ def resolve(path: str):
 
 def test_every_case_was_recorded():
     recorded = {key.split("/")[0] for key in FIXTURE.files if "/" in key}
-    assert recorded == {name for name, *_ in CASES}, "rerun tests/conformance/export_nn_fixtures.py"
+    assert recorded == {name for name, *_ in CASES + STATEFUL}, "rerun tests/conformance/export_nn_fixtures.py"
     assert str(FIXTURE["__version__"]) == "2.21.0"
+
+
+def _outputs(result):
+    outs = list(result) if isinstance(result, tuple | list) else [result]
+    return [o for o in outs if o is not None]
+
+
+def _check(name, outs):
+    wants = [FIXTURE[f"{name}/out{i}"] for i in range(len(outs)) if f"{name}/out{i}" in FIXTURE]
+    assert len(wants) == len(outs)
+    for got, want in zip(outs, wants, strict=True):
+        got = np.asarray(got.numpy())
+        assert got.shape == want.shape and got.dtype == want.dtype, (got.shape, want.shape, got.dtype, want.dtype)
+        np.testing.assert_allclose(got, want, rtol=2e-6, atol=2e-6 * max(1.0, float(np.abs(want).max(initial=0))))
+
+
+def test_stateful_cases_match_tensorflow_in_order():
+    """Eager stateful draws after set_seed: TensorFlow's values, call after call."""
+    tt.random.set_seed(STATEFUL_SEED)
+    try:
+        for name, path, inputs, kwargs in STATEFUL:
+            args = [tt.constant(FIXTURE[f"{name}/in{i}"]) for i in range(len(inputs))]
+            _check(name, _outputs(resolve(path)(*args, **kwargs)))
+    finally:
+        tt.random.set_seed(None)
 
 
 @pytest.mark.parametrize("mode", ["eager", "graph", "xla"])
@@ -53,11 +78,4 @@ def test_matches_tensorflow(case, mode):
 
     run = {"eager": call, "graph": tt.function(call), "xla": tt.function(call, jit_compile=True)}[mode]
     args = [tt.constant(x) for x in inputs] + [tt.constant(FIXTURE[f"{name}/kw_{k}"]) for k in sorted(tensors)]
-    result = run(*args)
-    outs = list(result) if isinstance(result, tuple | list) else [result]
-    wants = [FIXTURE[f"{name}/out{i}"] for i in range(len(outs)) if f"{name}/out{i}" in FIXTURE]
-    assert len(wants) == len([o for o in outs if o is not None])
-    for got, want in zip([o for o in outs if o is not None], wants, strict=True):
-        got = np.asarray(got.numpy())
-        assert got.shape == want.shape and got.dtype == want.dtype, (got.shape, want.shape, got.dtype, want.dtype)
-        np.testing.assert_allclose(got, want, rtol=2e-6, atol=2e-6 * max(1.0, float(np.abs(want).max(initial=0))))
+    _check(name, _outputs(run(*args)))

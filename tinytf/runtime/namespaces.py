@@ -128,8 +128,12 @@ def build_namespaces() -> dict[str, dict]:
                 spaces.setdefault(target, {}).setdefault(name, getattr(module, name))
     for name in PACKAGES:
         spaces["top"][name] = importlib.import_module(f"tinytf.{name}")
+    for name in sorted(k for k in spaces if "." in k):  # tt.nn.experimental, ...: a namespace inside its parent
+        parent, child = name.split(".", 1)
+        spaces.setdefault(parent, {}).setdefault(child, make_namespace(name, spaces[name]))
     for name in sorted(set(spaces) - set(BUILT_IN_INIT)):  # tt.image, tt.bitwise, ...: named by the op modules
-        spaces["top"].setdefault(name, make_namespace(name, spaces[name]))
+        if "." not in name:
+            spaces["top"].setdefault(name, make_namespace(name, spaces[name]))
     return spaces
 
 
