@@ -43,6 +43,7 @@ from tinytf.framework.tensor_spec import TensorSpec
 from tinytf.ops.array import Const
 from tinytf.ops.resource import ReadVariableOp
 from tinytf.ops.tf_device import ClusterFuncOp, ClusterOp, LaunchOp, ParallelExecuteOp
+from tinytf.ops.tf_executor import GraphOp, IslandOp
 from tinytf.passes.symbols import CALL_OPS, callee, diagnostic, functions, is_private, symbol_users
 
 MAX_ROUNDS = 50  # each round refines at least one type, so real modules converge in a few
@@ -135,7 +136,7 @@ class _ShapeInference:
             self.changed = False
             for fn in list(self.table.values()):
                 self.refine_arguments(fn)
-                if fn.body.blocks:
+                if len(fn.body.blocks) == 1:  # (a function of several blocks, cf branches, is left as it is)
                     self.infer_block(fn.body.block)
                 self.refine_signature(fn)
             if not self.changed:
@@ -143,7 +144,7 @@ class _ShapeInference:
 
     def refine_arguments(self, fn: FuncOp) -> None:
         calls = self.callers.get(fn.sym_name.data)
-        if not calls or not fn.body.blocks:
+        if not calls or len(fn.body.blocks) != 1:
             return
         for index, arg in enumerate(fn.body.block.args):
             shapes = [tf_types.shape_of(call.operands[index].type) for call in calls
@@ -153,7 +154,7 @@ class _ShapeInference:
                 self.set_type(arg, new_type)
 
     def refine_signature(self, fn: FuncOp) -> None:
-        if not fn.body.blocks:
+        if len(fn.body.blocks) != 1:
             return
         block = fn.body.block
         inputs = [arg.type for arg in block.args]
@@ -186,8 +187,11 @@ class _ShapeInference:
             return [tf_types.shape_of(t) for t in outputs]
         if isinstance(op, ClusterOp | LaunchOp | ParallelExecuteOp):
             yielded = [v for region in op.regions for v in region.block.last_op.operands] \
-                if all(r.blocks and r.block.last_op for r in op.regions) else []
+                if all(len(r.blocks) == 1 and r.block.last_op for r in op.regions) else []
             return [tf_types.shape_of(v.type) for v in yielded] if len(yielded) == len(op.results) else None
+        if isinstance(op, IslandOp | GraphOp):  # data results follow the yield / fetch (the token stays)
+            returned = op.yield_op if isinstance(op, IslandOp) else op.fetch
+            return [tf_types.shape_of(v.type) for v in returned.operands][:len(op.results)]
         if isinstance(op, ReadVariableOp):
             sub = tf_types.resource_subtype(op.resource.type)
             if sub is not None:

@@ -134,3 +134,38 @@ func.func @cluster(%x: tensor<3xf32>) -> tensor<*xf32> {
   }) : () -> tensor<*xf32>
   func.return %0 : tensor<*xf32>
 }
+
+// -----
+
+// Inside a tf_executor.graph: the island's result and the graph's follow what they yield and fetch.
+
+// CHECK-LABEL: func.func @island
+// CHECK:         %[[G:.*]] = tf_executor.graph {
+// CHECK:           "tf.Neg"(%arg0) : (tensor<3xf32>) -> tensor<3xf32>
+// CHECK:           tf_executor.fetch %{{.*}} : tensor<3xf32>
+// CHECK:         }
+// CHECK-NEXT:    return %[[G]] : tensor<3xf32>
+func.func @island(%x: tensor<3xf32>) -> tensor<*xf32> {
+  %0 = tf_executor.graph {
+    %1:2 = tf_executor.island {
+      %2 = "tf.Neg"(%x) : (tensor<3xf32>) -> tensor<*xf32>
+      tf_executor.yield %2 : tensor<*xf32>
+    }
+    tf_executor.fetch %1#0 : tensor<*xf32>
+  }
+  func.return %0 : tensor<*xf32>
+}
+
+// -----
+
+// A function of several blocks is left as it is (its returns and branch arguments keep their types).
+
+// CHECK-LABEL: func.func @branches
+// CHECK:         "tf.Neg"(%arg0) : (tensor<3xf32>) -> tensor<*xf32>
+// CHECK:         return %{{.*}} : tensor<*xf32>
+func.func @branches(%x: tensor<3xf32>) -> tensor<*xf32> {
+  %0 = "tf.Neg"(%x) : (tensor<3xf32>) -> tensor<*xf32>
+  cf.br ^next(%0 : tensor<*xf32>)
+^next(%1: tensor<*xf32>):
+  func.return %1 : tensor<*xf32>
+}
