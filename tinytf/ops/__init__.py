@@ -14,6 +14,7 @@ from tinytf.ops import (  # noqa: F401
     control_flow,
     conv,
     cumulative,
+    data_format,
     debugging,
     division,
     elementwise,

@@ -1,5 +1,5 @@
-"""Ops of several families that tinytf knows only as IR so far, with TensorFlow's verifiers: DynamicStitch,
-DataFormatVecPermute, BatchMatMul (V1: equal batch dims; tinytf runs BatchMatMulV2) and BatchFunction.
+"""Ops of several families that tinytf knows only as IR so far, with TensorFlow's verifiers: DynamicStitch and
+BatchFunction.
 
     %m = "tf.DynamicStitch"(%i0, %i1, %d0, %d1) : (tensor<2xi32>, tensor<i32>, tensor<2x3xf32>, tensor<3xf32>)
            -> tensor<3x3xf32>
@@ -10,13 +10,12 @@ UnimplementedError naming it. An op moves to its family's module when it gets it
 from __future__ import annotations
 
 from xdsl.dialects.builtin import SymbolRefAttr
-from xdsl.irdl import AttrSizedOperandSegments, operand_def, result_def, traits_def, var_operand_def, var_result_def
+from xdsl.irdl import AttrSizedOperandSegments, result_def, traits_def, var_operand_def, var_result_def
 from xdsl.traits import Pure
 
 from tinytf.framework.attributes import attr
 from tinytf.framework.op import Op, register_ir_only
 from tinytf.ops import verifiers as v
-from tinytf.ops.linalg import verify_batch_matmul
 
 __all__: list[str] = []  # IR-only ops: no op functions
 
@@ -79,53 +78,6 @@ class DynamicStitch(Op):
             expected = v.tensor_type((largest + 1, *item), v.element(self.merged))
             if not v.cast_compatible(self.merged.type, expected):
                 v.fail(f"has invalid output type; should be compatible with inferred type '{expected}'")
-
-
-@register_ir_only
-class DataFormatVecPermute(Op):
-    """Permutes a 4-vector (or a [4, 2] matrix) of per-dimension values from ``src_format`` to ``dst_format``
-    order (``NHWC`` -> ``NCHW``: [n, h, w, c] -> [n, c, h, w])."""
-
-    name = "tf.DataFormatVecPermute"
-    x = operand_def()
-    y = result_def()
-    src_format = attr("NHWC")
-    dst_format = attr("NCHW")
-    traits = traits_def(Pure())
-
-    def verify_ir(self):
-        v.check_types(self, operands={"x": v.INDEX}, results={"y": v.INDEX})
-        v.same_types(self)
-        s = v.shape(self.x)
-        if s is None:
-            return
-        if len(s) not in (1, 2):
-            v.fail("requires input of rank 1 or 2")
-        if len(s) == 1 and s[0] not in (None, 2, 4):
-            v.fail("requires 1D input of size 4 or size 2")
-        if len(s) == 2 and s[0] not in (None, 4):
-            v.fail("requires first dimensions of 2D input to be of size 4")
-        if len(s) == 2 and s[1] not in (None, 2):
-            v.fail("requires second dimensions of 2D input to be of size 2")
-
-
-@register_ir_only
-class BatchMatMul(Op):
-    """x @ y over the last two dims; TensorFlow's first form, whose batch dims must be equal (no broadcasting)."""
-
-    name = "tf.BatchMatMul"
-    x = operand_def()
-    y = operand_def()
-    output = result_def()
-    adj_x = attr(False)
-    adj_y = attr(False)
-    grad_x = attr(False)
-    grad_y = attr(False)
-    traits = traits_def(Pure())
-
-    def verify_ir(self):
-        v.same_element_types(self)
-        verify_batch_matmul(self, broadcast=False)
 
 
 @register_ir_only

@@ -68,11 +68,10 @@ def verify_batch_matmul(op, broadcast: bool) -> None:
             v.fail(f"found invalid output dimension on {what}, expected {want} but got {got}")
 
 
-@register
-class BatchMatMulV2(Op):
-    """x @ y over the last two dims, broadcasting the batch dims (rank 3 against rank 2 is fine)."""
+class _BatchMatMul(Op):
+    """x @ y over the last two dims (adjoints first with ``adj_x`` / ``adj_y``): BatchMatMulV2's rules, which
+    BatchMatMul shares."""
 
-    name = "tf.BatchMatMulV2"
     BATCHING: ClassVar[str] = "matmul"
     x = operand_def()
     y = operand_def()
@@ -84,10 +83,6 @@ class BatchMatMulV2(Op):
     traits = traits_def(Pure())
 
     TYPES: ClassVar = FLOAT | COMPLEX | UNSIGNED | {"int16", "int32", "int64"}
-
-    def verify_ir(self):
-        v.same_element_types(self)
-        verify_batch_matmul(self, broadcast=True)
 
     @classmethod
     def infer(cls, x, y, *, adj_x=False, adj_y=False, **_):
@@ -140,6 +135,44 @@ class BatchMatMulV2(Op):
         else:
             dx, dy = (lambda: mm(y, do, True, True, False)), (lambda: mm(do, x, True, True, True))
         return [None if 0 in skip else dx(), None if 1 in skip else dy()]
+
+
+@register
+class BatchMatMulV2(_BatchMatMul):
+    """x @ y over the last two dims, broadcasting the batch dims (rank 3 against rank 2 is fine)."""
+
+    name = "tf.BatchMatMulV2"
+
+    def verify_ir(self):
+        v.same_element_types(self)
+        verify_batch_matmul(self, broadcast=True)
+
+
+@register
+class BatchMatMul(_BatchMatMul):
+    """x @ y over the last two dims: TensorFlow's first form, whose batch dims must be equal (no broadcasting).
+
+        %0 = "tf.BatchMatMul"(%x, %y) <{adj_x = false, adj_y = true}> : (tensor<2x3x4xf32>, tensor<2x5x4xf32>)
+               -> tensor<2x3x5xf32>
+    """
+
+    name = "tf.BatchMatMul"
+
+    def verify_ir(self):
+        v.same_element_types(self)
+        verify_batch_matmul(self, broadcast=False)
+
+    @classmethod
+    def infer(cls, x, y, **attrs):
+        if x.shape is not None and y.shape is not None:
+            if len(x.shape) != len(y.shape):
+                raise InvalidArgumentError(f"{cls.name}: In[0] and In[1] has different ndims: {fmt_shape(x.shape)} vs. "
+                                           f"{fmt_shape(y.shape)}", cls.name)
+            for i, (a, b) in enumerate(zip(x.shape[:-2], y.shape[:-2])):
+                if a is not None and b is not None and a != b:
+                    raise InvalidArgumentError(f"{cls.name}: In[0].dim({i}) and In[1].dim({i}) must be the same: "
+                                               f"{fmt_shape(x.shape)} vs {fmt_shape(y.shape)}", cls.name)
+        return super().infer.__func__(cls, x, y, **attrs)
 
 
 # --- Einsum ------------------------------------------------------------------------------------
