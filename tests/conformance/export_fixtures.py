@@ -612,8 +612,10 @@ def _application(key):
     return fx
 
 
-def _train_step(tf, out_dir, name, model, x_shape, y_shape, seed, update, optimizer=None, lr=0.1, log=None):
-    """One training step: MSE loss, tape gradients, then ``update(grads)``; returns the loss."""
+def _train_step(tf, out_dir, name, model, x_shape, y_shape, seed, update, optimizer=None, lr=0.1, log=None,
+                model_variables=None):
+    """One training step: MSE loss, tape gradients, then ``update(grads)``; returns the loss.
+    ``model_variables``: the model's variables to capture (default its weights)."""
     weights = model.trainable_weights
 
     @tf.function
@@ -627,7 +629,8 @@ def _train_step(tf, out_dir, name, model, x_shape, y_shape, seed, update, optimi
         optimizer.build(weights)
     cf = train_step.get_concrete_function(tf.TensorSpec(x_shape, tf.float32, name="x"),
                                           tf.TensorSpec(y_shape, tf.float32, name="y"))
-    variables = list(model.weights) + (list(optimizer.variables) if optimizer is not None else [])
+    variables = list(model.weights if model_variables is None else model_variables) + \
+        (list(optimizer.variables) if optimizer is not None else [])
     export_keras(tf, out_dir, name, cf, [(x_shape, -1.0, 1.0), (y_shape, -1.0, 1.0)], variables,
                  _layer_classes(tf, model), seed, stateful=True, lr=lr, log=log)
 
@@ -669,11 +672,27 @@ def kx_train_adam_lstm(tf, out_dir, log):
                 lambda grads: opt.apply_gradients(zip(grads, model.trainable_weights)), opt, lr=0.01, log=log)
 
 
+def kx_train_dropout_noise(tf, out_dir, log):
+    """A training step through Dropout and GaussianNoise: Keras draws their masks and noise with stateless
+    random ops from its seed generators' state variables (issue 18's done-when)."""
+    keras = tf.keras
+    keras.utils.set_random_seed(34)
+    inp = keras.Input((6,), batch_size=4)
+    h = keras.layers.Dense(8, activation="relu")(inp)
+    h = keras.layers.GaussianNoise(0.2, seed=6)(keras.layers.Dropout(0.3, seed=5)(h))
+    model = keras.Model(inp, keras.layers.Dense(3)(h))
+    opt = keras.optimizers.SGD(learning_rate=0.1)
+    _train_step(tf, out_dir, "train_dropout_noise", model, (4, 6), (4, 3), 34,
+                lambda grads: opt.apply_gradients(zip(grads, model.trainable_weights)), opt, lr=0.1, log=log,
+                model_variables=model.variables)  # with the seed generators' states
+
+
 KERAS_MODELS = {
     "lstm": kx_lstm, "gru": kx_gru, "bidirectional_lstm": kx_bidirectional_lstm, "simple_rnn": kx_simple_rnn,
     "conv_lstm2d": kx_conv_lstm2d, "transformer_encoder": kx_transformer_encoder,
     **{key: _application(key) for key in APPLICATIONS},
     "train_manual_mlp": kx_train_manual_mlp, "train_sgd_cnn": kx_train_sgd_cnn, "train_adam_lstm": kx_train_adam_lstm,
+    "train_dropout_noise": kx_train_dropout_noise,
 }
 
 
