@@ -18,10 +18,12 @@ import math
 import os
 import re
 from pathlib import Path
+from typing import ClassVar
 
 from xdsl.context import Context
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
+    AnyFloatConstr,
     ArrayAttr,
     Builtin,
     BytesAttr,
@@ -30,6 +32,7 @@ from xdsl.dialects.builtin import (
     ModuleOp,
     NoneAttr,
     TensorType,
+    UnrankedTensorType,
     UnregisteredAttr,
     i64,
 )
@@ -38,7 +41,15 @@ from xdsl.dialects.func import Func
 from xdsl.dialects.scf import Scf
 from xdsl.dialects.tensor import Tensor
 from xdsl.ir import Dialect, Operation
-from xdsl.irdl import AnyAttr, ParamAttrConstraint, irdl_op_definition, prop_def, result_def
+from xdsl.irdl import (
+    AnyAttr,
+    ParamAttrConstraint,
+    VarConstraint,
+    irdl_op_definition,
+    operand_def,
+    prop_def,
+    result_def,
+)
 from xdsl.parser.attribute_parser import AttrParser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import ParseError as XdslParseError
@@ -80,8 +91,21 @@ class ArithConstantOp(arith.ConstantOp):
         pass
 
 
-Arith = Dialect("arith", [ArithConstantOp if op is arith.ConstantOp else op for op in arith.Arith.operations],
-                list(arith.Arith.attributes))
+def _float_binary_op(base: type) -> type:
+    """xDSL's arith float binary op, taking unranked tensors too (``arith.addf %x, %x : tensor<*xf32>``, as in
+    TensorFlow's tests): xDSL's accepts floats, vectors and ranked tensors only."""
+    T = VarConstraint("T", arith.floatingPointLike | ParamAttrConstraint(UnrankedTensorType, (AnyFloatConstr,)))
+    fields = {"name": base.name, "T": T, "lhs": operand_def(T), "rhs": operand_def(T), "result": result_def(T),
+              "fastmath": prop_def(arith.FastMathFlagsAttr, default_value=arith.FastMathFlagsAttr("none")),
+              "parse": classmethod(Operation.parse.__func__), "print": Operation.print,  # (the format makes them)
+              "verify_": lambda self: None,  # (not the inherited one: it checks xDSL's narrower definition)
+              "__doc__": base.__doc__, "__annotations__": {"T": ClassVar}, "__module__": __name__}
+    return irdl_op_definition(type(base.__name__, (base,), fields))
+
+
+_FLOAT_BINARY = {op: _float_binary_op(op) for op in (arith.AddfOp, arith.SubfOp, arith.MulfOp, arith.DivfOp)}
+Arith = Dialect("arith", [ArithConstantOp if op is arith.ConstantOp else _FLOAT_BINARY.get(op, op)
+                          for op in arith.Arith.operations], list(arith.Arith.attributes))
 
 
 def dialects() -> list[Dialect]:
@@ -115,6 +139,9 @@ AttrParser._TensorLiteralElement.to_type = _hex_aware_to_type
 # xDSL 0.74's string-literal regex nests `+` inside `*`: an unterminated string takes time
 # exponential in its length (a 40-character one never returns). The same language, possessive:
 MLIRLexer._unescaped_characters_regex = re.compile(r'"(?:[^"\\\n\v\f]++|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*+"')
+
+
+_TF_EXECUTOR_TYPES = frozenset(a.name for a in TFExecutor.attributes)
 
 
 class _TFParser(GenericOpFastPath):
@@ -179,6 +206,14 @@ class _TFParser(GenericOpFastPath):
         if isinstance(attr, TensorProtoAttr) and self.parse_optional_punctuation(":") is not None:
             attr = attr.with_type(self.parse_type())
         return attr
+
+    def _parse_dialect_type_or_attribute_body(self, name: str, is_type: bool, *args):
+        """xDSL's; a ``!tf_executor.*`` type the dialect does not define is TensorFlow's error, not an
+        unregistered type."""
+        if is_type and name.startswith("tf_executor.") and name not in _TF_EXECUTOR_TYPES:
+            at = self.lexer.input.content.rfind("!" + name, 0, self._current_token.span.start)  # (the type's own line)
+            self.raise_error(f"unknown tf_executor type: {name.split('.', 1)[1]}", at if at >= 0 else None)
+        return super()._parse_dialect_type_or_attribute_body(name, is_type, *args)
 
     def _parse_dense_literal_type(self):
         return string_elements.parse_dense_type(self)  # xDSL's, and tensor<2x!tf_type.string>

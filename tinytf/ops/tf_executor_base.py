@@ -28,6 +28,7 @@ from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
+from tinytf.framework import diagnostics
 from tinytf.framework.tf_types import RefType, ResourceType, VariantType, element_type_from_dtype
 
 
@@ -229,12 +230,14 @@ def check_parent(op: Operation, parent: str = "tf_executor.graph") -> None:
 
 
 def check_controls_after_data(op: Operation) -> None:
+    """TensorFlow's ControlOperandsAfterAllData trait: its check's error, then the trait's own."""
     seen_control = False
     for i, t in enumerate(op.operand_types):
         if is_control(t):
             seen_control = True
         elif seen_control:
-            raise VerifyException(f"found non-control operand #{i} after control operand")
+            trait = f"'{op.name}' op failed to verify that all control inputs must appear after any non-control input"
+            raise diagnostics.Error(f"found non-control operand #{i} after control operand", errors=[trait])
 
 
 def check_single_block(op: Operation, name: str = "body") -> None:
