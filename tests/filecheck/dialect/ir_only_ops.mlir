@@ -1,5 +1,5 @@
-// Ops tinytf knows only as IR (XLA, TPU, uniform-quantized, DynamicStitch, ...): valid forms verify and print
-// back with their inherent attributes as properties, sorted as TensorFlow prints them.
+// Ops tinytf knows only as IR (XLA, TPU, uniform-quantized, DynamicStitch, BatchFunction) and DataFormatVecPermute:
+// valid forms verify and print back with their inherent attributes as properties, sorted as TensorFlow prints them.
 // RUN: tinytf-opt %s --split-input-file | filecheck %s
 
 // CHECK-LABEL: func.func @broadcast_a_vector

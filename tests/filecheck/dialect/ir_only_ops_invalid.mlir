@@ -1,6 +1,6 @@
-// Uniform-quantized ops whose scales and zero points do not fit their quantization axis, and other ops
-// tinytf knows as IR only (DynamicStitch, DataFormatVecPermute, BatchMatMul, BatchFunction, ParseExampleV2's
-// lengths), refused with TensorFlow's messages, each on its line.
+// Uniform-quantized ops whose scales and zero points do not fit their quantization axis, DynamicStitch,
+// DataFormatVecPermute, BatchMatMul, BatchFunction and ParseExampleV2's lengths, refused with TensorFlow's
+// messages, each on its line.
 // RUN: tinytf-opt %s --split-input-file --verify-diagnostics
 
 func.func @per_axis_scales_for_a_per_tensor_quantize(%x: tensor<4xf32>, %s: tensor<4xf32>, %z: tensor<4xi32>) -> tensor<4x!tf_type.qint8> {
