@@ -140,10 +140,29 @@ def np_conv_backprop_filter(x, dy, win: Window, data_format, depthwise):
 def jax_conv(x, w, win: Window, data_format, depthwise):
     from jax import lax
 
+    pads = list(win.pads)
+    if win.groups == 1 and _kernel_outgrows_input(x.shape, win, data_format):
+        # XLA's conv-operand-swapper turns such a convolution (a 3x3 filter over VGG's or ResNet's last
+        # 2x2 or 1x1 maps) into one of the filter by the input, in a layout XLA:CPU runs as plain loops:
+        # 200x slower. Padded beforehand, behind a barrier XLA does not fold into the convolution, the
+        # input is at least as large as the filter and the convolution stays a fast one.
+        spatial = [data_format.index(d) for d in data_format if d not in "NC"]
+        widths = [(0, 0, 0)] * x.ndim
+        for axis, (low, high) in zip(spatial, pads, strict=True):
+            widths[axis] = (low, high, 0)
+        x = lax.optimization_barrier(lax.pad(x, np.zeros((), x.dtype), widths))
+        pads = [(0, 0)] * len(pads)
     return lax.conv_general_dilated(
-        x, _hwio(w, depthwise), window_strides=win.strides, padding=list(win.pads), rhs_dilation=win.dilations,
+        x, _hwio(w, depthwise), window_strides=win.strides, padding=pads, rhs_dilation=win.dilations,
         dimension_numbers=(data_format, "HWIO", data_format), feature_group_count=win.groups,
         precision=lax.Precision.HIGHEST)
+
+
+def _kernel_outgrows_input(shape, win: Window, data_format) -> bool:
+    """Whether the filter's window holds more elements than the input's spatial plane (where XLA swaps
+    the convolution's operands), and padding is what makes the output."""
+    spatial = [shape[data_format.index(d)] for d in data_format if d not in "NC"]
+    return any(low or high for low, high in win.pads) and np.prod(win.kernel) > np.prod(spatial)
 
 
 def jax_conv_backprop_input(shape, w, dy, win: Window, data_format, depthwise):

@@ -1,0 +1,106 @@
+"""Convolutions whose filter window outgrows the input (a 3x3 filter over VGG16's or ResNet50's last
+2x2 or 1x1 maps) lower to a convolution XLA:CPU runs fast, and give the numpy kernel's values.
+
+XLA's conv-operand-swapper turns such a convolution into one of the filter by the input, in a
+layout XLA:CPU runs as plain loops (a 2x2x512 by 3x3x512x512 one: about 200 ms instead of 1 ms);
+``jax_conv`` pads the input first. The compiled HLO must hold no swapped convolution (its mark is a
+reversed window, ``rhs_reversal``), and the values must stay the numpy kernel's.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tinytf as tt
+from tinytf.ops.conv import Conv2D, DepthwiseConv2dNative
+from tinytf.ops.conv_kernels import jax_conv, np_conv
+
+jax = pytest.importorskip("jax")
+
+# (input, filter, strides, padding, explicit paddings, dilations, data format, depthwise)
+CASES = {
+    "vgg16 last block": ((2, 2, 2, 8), (3, 3, 8, 16), 1, "SAME", [], 1, "NHWC", False),
+    "resnet50 last block": ((2, 1, 1, 8), (3, 3, 8, 8), 1, "SAME", [], 1, "NHWC", False),
+    "strided": ((1, 2, 3, 4), (3, 3, 4, 5), 2, "SAME", [], 1, "NHWC", False),
+    "dilated": ((1, 3, 3, 4), (2, 2, 4, 5), 1, "SAME", [], 2, "NHWC", False),
+    "explicit": ((1, 2, 2, 4), (3, 3, 4, 5), 1, "EXPLICIT", [0, 0, 2, 0, 1, 1, 0, 0], 1, "NHWC", False),
+    "NCHW": ((2, 8, 2, 2), (3, 3, 8, 4), 1, "SAME", [], 1, "NCHW", False),
+    "depthwise": ((2, 2, 2, 8), (3, 3, 8, 2), 1, "SAME", [], 1, "NHWC", True),
+    "large input": ((1, 8, 8, 4), (3, 3, 4, 4), 1, "SAME", [], 1, "NHWC", False),
+}
+
+
+def four(value, data_format):
+    return [1, 1, value, value] if data_format == "NCHW" else [1, value, value, 1]
+
+
+def conv_case(name):
+    x_shape, w_shape, stride, padding, explicit, dilation, fmt, depthwise = CASES[name]
+    explicit = ([explicit[0], explicit[1], explicit[6], explicit[7], explicit[2], explicit[3], explicit[4],
+                 explicit[5]] if fmt == "NCHW" and explicit else explicit)
+    attrs = {"data_format": fmt, "strides": four(stride, fmt), "dilations": four(dilation, fmt),
+             "padding": padding, "explicit_paddings": explicit}
+    op = DepthwiseConv2dNative if depthwise else Conv2D
+    rng = np.random.default_rng(len(name))
+    x = rng.uniform(-1, 1, x_shape).astype(np.float32)
+    w = rng.uniform(-1, 1, w_shape).astype(np.float32)
+    return op.window(x_shape, w_shape, attrs), x, w, fmt, depthwise
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_the_convolution_keeps_its_operands_and_its_values(name):
+    win, x, w, fmt, depthwise = conv_case(name)
+    jitted = jax.jit(lambda x, w: jax_conv(x, w, win, fmt, depthwise))
+    compiled = jitted.lower(x, w).compile().as_text()
+    assert "convolution(" in compiled
+    assert "rhs_reversal" not in compiled
+    want = np_conv(x, w, win, fmt, depthwise)
+    got = np.asarray(jitted(x, w))
+    assert got.shape == want.shape
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+def test_without_the_padding_xla_would_swap_the_operands():
+    """The case the fix is for: the same convolution given to XLA with its padding inside it."""
+    from jax import lax
+
+    win, x, w, fmt, _ = conv_case("vgg16 last block")
+    plain = jax.jit(lambda x, w: lax.conv_general_dilated(x, w, win.strides, list(win.pads),
+                                                          dimension_numbers=(fmt, "HWIO", fmt)))
+    assert "rhs_reversal" in plain.lower(x, w).compile().as_text()
+
+
+def test_gradients_through_the_padded_convolution_match_numpy():
+    """Conv2D's gradient ops lower through jax_conv's vjp: the barrier passes gradients through."""
+    from tinytf.ops.conv_kernels import (
+        jax_conv_backprop_filter,
+        jax_conv_backprop_input,
+        np_conv_backprop_filter,
+        np_conv_backprop_input,
+    )
+
+    win, x, w, fmt, _ = conv_case("vgg16 last block")
+    dy = np.random.default_rng(3).uniform(-1, 1, np_conv(x, w, win, fmt, False).shape).astype(np.float32)
+    dx = jax.jit(lambda w, dy: jax_conv_backprop_input(x.shape, w, dy, win, fmt, False))(w, dy)
+    dw = jax.jit(lambda x, dy: jax_conv_backprop_filter(x, w.shape, dy, win, fmt, False))(x, dy)
+    np.testing.assert_allclose(np.asarray(dx), np_conv_backprop_input(w, dy, win, fmt, False), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(np.asarray(dw), np_conv_backprop_filter(x, dy, win, fmt, False), rtol=1e-5, atol=1e-5)
+
+
+def test_a_tf_conv2d_module_runs_the_same_on_both_backends():
+    text = """
+func.func @main(%x: tensor<2x2x2x8xf32>, %w: tensor<3x3x8x16xf32>) -> tensor<2x2x2x16xf32> {
+  %0 = "tf.Conv2D"(%x, %w) <{data_format = "NHWC", dilations = [1, 1, 1, 1], explicit_paddings = [],
+        padding = "SAME", strides = [1, 1, 1, 1], use_cudnn_on_gpu = true}>
+        : (tensor<2x2x2x8xf32>, tensor<3x3x8x16xf32>) -> tensor<2x2x2x16xf32>
+  %1 = "tf.Relu"(%0) : (tensor<2x2x2x16xf32>) -> tensor<2x2x2x16xf32>
+  func.return %1 : tensor<2x2x2x16xf32>
+}
+"""
+    _, x, _, _, _ = conv_case("vgg16 last block")
+    w = np.random.default_rng(5).uniform(-1, 1, (3, 3, 8, 16)).astype(np.float32)
+    module = tt.load_mlir(text)
+    graph, = module.run(x, w, backend="graph")
+    compiled, = module.run(x, w, backend="xla")
+    assert graph.max() > 0
+    np.testing.assert_allclose(compiled, graph, rtol=1e-5, atol=1e-5)
