@@ -126,6 +126,15 @@ CASES = [
     ("embedding_lookup_max_norm", "nn.embedding_lookup", [_n(7, 3, scale=2.0), np.array([4, 0, 6, 4], np.int32)],
      {"max_norm": 1.5}),
     ("clip_by_norm", "clip_by_norm", [_n(3, 4, scale=2.0)], {"clip_norm": 1.0, "axes": [1]}),
+    # max pooling with argmax (nn_pool_argmax.py)
+    ("max_pool_with_argmax", "nn.max_pool_with_argmax", [_n(2, 5, 6, 3)], {"ksize": 2, "strides": 2, "padding": "VALID"}),
+    ("max_pool_with_argmax_same_batch", "nn.max_pool_with_argmax", [_n(2, 5, 6, 3)],
+     {"ksize": [1, 3, 2, 1], "strides": [1, 2, 2, 1], "padding": "SAME", "include_batch_in_index": True}),
+    ("max_pool_with_argmax_int32", "nn.max_pool_with_argmax", [_n(1, 4, 4, 2)],
+     {"ksize": 3, "strides": 1, "padding": "SAME", "output_dtype": "int32"}),
+    ("max_pool_grad_with_argmax", "raw_ops.MaxPoolGradWithArgmax", [],
+     {"input": _n(2, 4, 4, 3), "grad": _n(2, 2, 2, 3), "argmax": (np.arange(24) * 4 % 48).reshape(2, 2, 2, 3),
+      "ksize": [1, 2, 2, 1], "strides": [1, 2, 2, 1], "padding": "VALID"}),
 ]
 
 # Stateful cases: run in order after set_seed(STATEFUL_SEED), eagerly (each draw moves TensorFlow's seed streams).
