@@ -187,7 +187,6 @@ SPECS = [
     S("tf.MatMul", [U((3, 2)), U((4, 3))], {"transpose_a": True, "transpose_b": True}, id="MatMul-ta-tb"),
     S("tf.BatchMatMulV2", [U((2, 2, 3)), U((3, 4))]),
     S("tf.BatchMatMulV2", [U((2, 3, 2)), U((1, 4, 3))], {"adj_x": True, "adj_y": True}, id="BatchMatMulV2-adj"),
-    S("tf.BatchMatMul", [U((2, 3, 2)), U((2, 4, 3))], {"adj_x": True, "adj_y": True}),
     S("tf.Einsum", [U((2, 3)), U((3, 4))], {"equation": "ij,jk->ik"}),
     S("tf.Einsum", [U((2, 2, 3)), U((2, 3))], {"equation": "bij,bj->bi"}, id="Einsum-batch"),
     S("tf.Einsum", [U((2, 2, 2, 3)), U((3, 2))], {"equation": "...ij,jk->...ik"}, id="Einsum-ellipsis-dense"),
@@ -350,10 +349,6 @@ SPECS = [
       for v in ("", "V2", "V3")],
     *[S(f"tf.FusedBatchNormGrad{v}", [U((2, 2, 2, 3)), U((2, 2, 2, 3)), U((3,), 0.5, 1.5), BN_MEAN, BN_VAR]
         + ([K(lambda d: np.zeros(0, d))] if v == "V3" else []), BN_INFERENCE) for v in ("", "V2", "V3")],
-    S("tf.MaxPoolWithArgmax", [D((2, 4, 4, 2))], dict(ksize=(1, 2, 2, 1), strides=(1, 2, 2, 1), padding="VALID")),
-    S("tf.MaxPoolGradWithArgmax", [K(lambda d: np.zeros((1, 4, 4, 2), d)), U((1, 2, 2, 2)),
-                                   K(np.array([0, 3, 12, 9, 16, 23, 26, 31], np.int64).reshape(1, 2, 2, 2))],
-      dict(ksize=(1, 2, 2, 1), strides=(1, 2, 2, 1), padding="VALID")),
 ]
 
 # Differentiable ops whose operands are functions of a module: checked through their own tests.
@@ -363,7 +358,7 @@ VARIABLE_READS = {"tf.ReadVariableOp"}
 # Complex-only ops (the checker's dtypes are real): test_tape.py checks tf.Conj in complex matmul gradients,
 # test_ops_complex_parts.py the complex parts' gradients, test_signal_fft.py the FFTs' (against their adjoints).
 FFTS = {"tf.FFT", "tf.IFFT", "tf.FFT2D", "tf.IFFT2D", "tf.FFT3D", "tf.IFFT3D", "tf.RFFT", "tf.IRFFT", "tf.RFFT2D",
-        "tf.IRFFT2D", "tf.RFFT3D", "tf.IRFFT3D"}
+        "tf.IRFFT2D", "tf.RFFT3D", "tf.IRFFT3D", "tf.FFTND", "tf.IFFTND", "tf.RFFTND", "tf.IRFFTND"}
 COMPLEX_ONLY = {"tf.Conj", "tf.Complex", "tf.Real", "tf.Imag", "tf.ComplexAbs", "tf.Angle"} | FFTS
 # Decompositions of a symmetric matrix (the checker would perturb one triangle) or with complex outputs:
 # tests/unit/test_linalg_decompositions.py checks their gradients through TensorFlow's checker.
