@@ -96,6 +96,9 @@ class ReadVariableOp(Op):
     value = result_def()
     dtype = derived("type", lambda op: tf_types.dtype_of(op.results[0].type))
     traits = traits_def(NoConstantFold(), ResourceOp())
+    # its result is the variable's buffer itself, which no update writes while a reader holds it (copy on
+    # write): the same buffer read again means the same value (an engine may reuse what it computed from it)
+    READS_SNAPSHOT: ClassVar[bool] = True
 
     @classmethod
     def infer(cls, resource, *, dtype):

@@ -33,6 +33,7 @@ from tinytf.framework.tensor_spec import TensorSpec
 from tinytf.framework.variables import AbstractVariable
 from tinytf.ops.tensor_list_values import ListSpec, TensorList
 from tinytf.runtime import dispatch
+from tinytf.runtime.frozen_reads import with_frozen_reads
 from tinytf.runtime.static_plan import StaticPlan, _TracedVariable, compile_static
 
 MAX_SIGNATURES = 8  # per function: past this many argument signatures it keeps its general plan
@@ -201,7 +202,8 @@ def specialize(plan, values: list, calls=None) -> SpecializedPlan:
     """``plan`` (a general plan) compiled for arguments of ``values``' signature (``calls``: as ``propagate``)."""
     arguments = [argument_spec(v) for v in values]
     specs, types = propagate(plan, arguments, calls)
-    out = compile_static(plan, plan.ops, types, cls=SpecializedPlan)
+    compiled, types = with_frozen_reads(plan, types)  # (weights' steps: computed once per variable buffers)
+    out = compile_static(compiled, compiled.ops, types, cls=SpecializedPlan)
     out.specializable = False
     out.fixed_point = len(plan.results) == plan.num_args and all(
         slot == i or _fits(arguments[i], specs[slot]) for i, slot in enumerate(plan.results))
