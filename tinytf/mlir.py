@@ -170,8 +170,17 @@ class _TFParser(GenericOpFastPath):
             if "previously used or defined with type" not in err.msg:
                 raise
             prior = err.msg.rsplit(" with type ", 1)[1]
-            self.raise_error(f"use of value '{operand.span.text.split('#')[0]}' expects different type than prior "
-                             f"uses: '{type_}' vs '{prior}'", operand.span)
+            prior_at = self.__dict__.get("_definitions", {}).get(name) or self.__dict__.get("_first_uses", {}).get(name)
+            try:
+                self.raise_error(f"use of value '{operand.span.text.split('#')[0]}' expects different type than "
+                                 f"prior uses: '{type_}' vs '{prior}'", operand.span)
+            except XdslParseError as mismatch:
+                mismatch.notes = [(prior_at, "prior use here")] if prior_at is not None else []  # (parse_text places it)
+                raise
+
+    def _register_ssa_definition(self, name, values, span) -> None:
+        self.__dict__.setdefault("_definitions", {})[name] = span  # where a value was defined, for notes
+        return super()._register_ssa_definition(name, values, span)
 
     def parse_module(self, *args, **kwargs):
         """xDSL's; a value used but never defined where it is visible (one branch's value used in the other)
@@ -332,7 +341,12 @@ def parse_text(text: str, name: str = "<string>", ctx: Context | None = None, li
         return parser.parse_module()
     except XdslParseError as err:
         where = err.span.get_location()
-        raise ParseError(err.msg, name, where.line + line_offset, where.col) from None
+        error = ParseError(err.msg, name, where.line + line_offset, where.col)
+        here = f"{name}:{where.line + line_offset}:{where.col}"
+        error.related = [("error", here, text) for text in getattr(err, "errors", ())] + \
+            [("note", f"{name}:{at.line + line_offset}:{at.col}", text)  # (its notes, located)
+             for at, text in ((span.get_location(), text) for span, text in getattr(err, "notes", ()))]
+        raise error from None
     except OpError:
         raise
     except Exception as err:  # xDSL can fail in other ways on malformed text: still one clear error

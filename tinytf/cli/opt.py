@@ -174,7 +174,7 @@ class TinyTFOptMain(xDSLOptMain):
         try:
             module = self.parse_chunk(BytesIO(data), extension, offset)
         except (ParseError, OpError) as err:
-            return None, [expected.reported(err)]
+            return None, expected.reported_with_related(err)
         if module is None:
             return None, []
         with diagnostics.collecting() as warnings:

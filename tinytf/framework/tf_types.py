@@ -34,6 +34,7 @@ from xdsl.ir import Attribute, Dialect, ParametrizedAttribute, SpacedOpaqueSynta
 from xdsl.irdl import irdl_attr_definition
 from xdsl.parser import AttrParser
 from xdsl.printer import Printer
+from xdsl.utils.exceptions import ParseError as XdslParseError
 
 import tinytf.dtypes as dtypes
 from tinytf.dtypes import DType
@@ -170,7 +171,12 @@ class FuncAttr(ParametrizedAttribute):
         if isinstance(callee, StringAttr) and callee.data:
             parser.raise_error("expected empty string or symbol while parsing tf.func attribute", start, start + 1)
         if not isinstance(callee, SymbolRefAttr | StringAttr):
-            parser.raise_error("expected symbol while parsing tf.func attribute", start, start + 1)
+            try:
+                parser.raise_error("expected symbol while parsing tf.func attribute", start, start + 1)
+            except XdslParseError as err:
+                if callee is None:  # (MLIR's attribute parser has already said so)
+                    err.errors = ["expected attribute value"]
+                raise
         if parser.parse_optional_punctuation(",") is None:
             parser.raise_error("expected ','")
         start = parser.pos
