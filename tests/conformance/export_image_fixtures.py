@@ -34,6 +34,51 @@ def resolve(root, path: str):
     return root
 
 
+def codec_cases(tf, cases) -> dict:
+    """Image files (TensorFlow's PNG and JPEG encodings; GIF, BMP and WebP written with Pillow) and
+    TensorFlow's decodings of them: ``codec/NAME/bytes`` (uint8) and ``codec/NAME/...`` arrays."""
+    import io
+
+    from PIL import Image
+
+    rgb = cases.image((6, 9, 3), seed=21, dtype=np.uint8)
+    gray16 = (cases.image((5, 4, 1), seed=22) * 65535).astype(np.uint16)
+    smooth = np.clip(np.add.outer(np.arange(16) * 12, np.arange(24) * 7)[..., None] + np.array([0, 40, 80]), 0,
+                     255).astype(np.uint8)
+
+    def pillow(frames, fmt, **options):
+        out = io.BytesIO()
+        pictures = [Image.fromarray(f) for f in frames]
+        pictures[0].save(out, format=fmt, save_all=len(pictures) > 1, append_images=pictures[1:], **options)
+        return out.getvalue()
+
+    files = {
+        "png_rgb": tf.io.encode_png(rgb).numpy(), "png_gray16": tf.io.encode_png(gray16).numpy(),
+        "jpeg": tf.io.encode_jpeg(smooth, quality=90).numpy(),
+        "gif": pillow([rgb, rgb[::-1]], "GIF"), "bmp": pillow([rgb], "BMP"),
+        "webp": pillow([rgb], "WEBP", lossless=True),
+    }
+    out = {f"codec/{k}/bytes": np.frombuffer(v, np.uint8) for k, v in files.items()}
+    out["codec/png_rgb/decoded"] = tf.io.decode_png(files["png_rgb"]).numpy()
+    out["codec/png_rgb/gray"] = tf.io.decode_png(files["png_rgb"], channels=1).numpy()
+    out["codec/png_rgb/rgba"] = tf.io.decode_png(files["png_rgb"], channels=4).numpy()
+    out["codec/png_gray16/decoded"] = tf.io.decode_png(files["png_gray16"], dtype=tf.uint16).numpy()
+    out["codec/png_gray16/as_uint8"] = tf.io.decode_png(files["png_gray16"]).numpy()
+    out["codec/jpeg/decoded"] = tf.io.decode_jpeg(files["jpeg"]).numpy()
+    out["codec/jpeg/gray"] = tf.io.decode_jpeg(files["jpeg"], channels=1).numpy()
+    out["codec/jpeg/shape"] = tf.image.extract_jpeg_shape(files["jpeg"]).numpy()
+    out["codec/jpeg/crop"] = tf.image.decode_and_crop_jpeg(files["jpeg"], [2, 3, 8, 10]).numpy()
+    out["codec/jpeg/quality_20"] = tf.image.adjust_jpeg_quality(smooth, 20).numpy()
+    out["codec/gif/decoded"] = tf.io.decode_gif(files["gif"]).numpy()
+    out["codec/bmp/decoded"] = tf.io.decode_bmp(files["bmp"]).numpy()
+    out["codec/webp/decoded"] = tf.io.decode_webp(files["webp"]).numpy()
+    out["codec/image/png_float"] = tf.io.decode_image(files["png_rgb"], dtype=tf.float32).numpy()
+    out["codec/image/gif"] = tf.io.decode_image(files["gif"]).numpy()
+    out["codec/image/gif_first"] = tf.io.decode_image(files["gif"], expand_animations=False).numpy()
+    out["codec/inputs/rgb"], out["codec/inputs/gray16"], out["codec/inputs/smooth"] = rgb, gray16, smooth
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=str(DEFAULT_OUT))
@@ -72,6 +117,7 @@ def main() -> None:
             y = resolve(tf, path)(tf.constant(image), b, *rest, **kwargs)
             loss = tf.reduce_sum(y * cases.weights_for(y.shape))
         out[f"grad_boxes/{name}"] = tape.gradient(loss, b).numpy()
+    out.update(codec_cases(tf, cases))
     out["__meta__"] = np.asarray(json.dumps({"tensorflow": tf.__version__}))
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(args.out, **out)
