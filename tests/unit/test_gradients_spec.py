@@ -164,6 +164,7 @@ SPECS = [
     S("tf.Relu", [nz23]), S("tf.Relu6", [U((2, 3), -2, 8, away=(0.0, 6.0))]), S("tf.Elu", [nz23]),
     S("tf.Selu", [nz23]), S("tf.Softplus", [x23]), S("tf.LeakyRelu", [nz23], {"alpha": 0.3}),
     S("tf.Identity", [x23]), S("tf.Cast", [x23], {"DstT": tt.float64}),
+    S("tf.EnsureShape", [x23], {"shape": (2, None)}),
     # gradient ops (their own gradients give second derivatives)
     S("tf.TanhGrad", [U((2, 3), -0.9, 0.9), x23]), S("tf.SigmoidGrad", [U((2, 3), 0.1, 0.9), x23]),
     S("tf.SqrtGrad", [pos23, x23]), S("tf.RsqrtGrad", [pos23, x23]), S("tf.ReciprocalGrad", [pos23, x23]),
@@ -187,6 +188,7 @@ SPECS = [
     S("tf.MatMul", [U((3, 2)), U((4, 3))], {"transpose_a": True, "transpose_b": True}, id="MatMul-ta-tb"),
     S("tf.BatchMatMulV2", [U((2, 2, 3)), U((3, 4))]),
     S("tf.BatchMatMulV2", [U((2, 3, 2)), U((1, 4, 3))], {"adj_x": True, "adj_y": True}, id="BatchMatMulV2-adj"),
+    S("tf.BatchMatMul", [U((2, 3, 2)), U((2, 4, 3))], {"adj_x": True, "adj_y": True}),
     S("tf.Einsum", [U((2, 3)), U((3, 4))], {"equation": "ij,jk->ik"}),
     S("tf.Einsum", [U((2, 2, 3)), U((2, 3))], {"equation": "bij,bj->bi"}, id="Einsum-batch"),
     S("tf.Einsum", [U((2, 2, 2, 3)), U((3, 2))], {"equation": "...ij,jk->...ik"}, id="Einsum-ellipsis-dense"),
@@ -358,7 +360,7 @@ VARIABLE_READS = {"tf.ReadVariableOp"}
 # Complex-only ops (the checker's dtypes are real): test_tape.py checks tf.Conj in complex matmul gradients,
 # test_ops_complex_parts.py the complex parts' gradients, test_signal_fft.py the FFTs' (against their adjoints).
 FFTS = {"tf.FFT", "tf.IFFT", "tf.FFT2D", "tf.IFFT2D", "tf.FFT3D", "tf.IFFT3D", "tf.RFFT", "tf.IRFFT", "tf.RFFT2D",
-        "tf.IRFFT2D", "tf.RFFT3D", "tf.IRFFT3D", "tf.FFTND", "tf.IFFTND", "tf.RFFTND", "tf.IRFFTND"}
+        "tf.IRFFT2D", "tf.RFFT3D", "tf.IRFFT3D"}
 COMPLEX_ONLY = {"tf.Conj", "tf.Complex", "tf.Real", "tf.Imag", "tf.ComplexAbs", "tf.Angle"} | FFTS
 # Decompositions of a symmetric matrix (the checker would perturb one triangle) or with complex outputs:
 # tests/unit/test_linalg_decompositions.py checks their gradients through TensorFlow's checker.
