@@ -351,6 +351,14 @@ SPECS = [
       for v in ("", "V2", "V3")],
     *[S(f"tf.FusedBatchNormGrad{v}", [U((2, 2, 2, 3)), U((2, 2, 2, 3)), U((3,), 0.5, 1.5), BN_MEAN, BN_VAR]
         + ([K(lambda d: np.zeros(0, d))] if v == "V3" else []), BN_INFERENCE) for v in ("", "V2", "V3")],
+    S("tf.MaxPoolWithArgmax", [D((2, 4, 4, 2))], dict(ksize=(1, 2, 2, 1), strides=(1, 2, 2, 1), padding="VALID")),
+    S("tf.MaxPoolGradWithArgmax", [K(lambda d: np.zeros((1, 4, 4, 2), d)), U((1, 2, 2, 2)),
+                                   K(np.array([0, 3, 12, 9, 16, 23, 26, 31], np.int64).reshape(1, 2, 2, 2))],
+      dict(ksize=(1, 2, 2, 1), strides=(1, 2, 2, 1), padding="VALID")),
+    S("tf.Dilation2D", [D((1, 4, 4, 1)), U((2, 2, 1), 0.3, 0.38)], dict(strides=(1, 1, 1, 1), rates=(1, 1, 1, 1),
+                                                                    padding="SAME")),
+    S("tf.Dilation2D", [D((1, 5, 4, 2)), U((2, 2, 2), 0.3, 0.38)], dict(strides=(1, 2, 1, 1), rates=(1, 2, 1, 1),
+                                                                    padding="VALID"), id="Dilation2D-strided-rates"),
 ]
 
 # Differentiable ops whose operands are functions of a module: checked through their own tests.
