@@ -368,7 +368,7 @@ VARIABLE_READS = {"tf.ReadVariableOp"}
 # Complex-only ops (the checker's dtypes are real): test_tape.py checks tf.Conj in complex matmul gradients,
 # test_ops_complex_parts.py the complex parts' gradients, test_signal_fft.py the FFTs' (against their adjoints).
 FFTS = {"tf.FFT", "tf.IFFT", "tf.FFT2D", "tf.IFFT2D", "tf.FFT3D", "tf.IFFT3D", "tf.RFFT", "tf.IRFFT", "tf.RFFT2D",
-        "tf.IRFFT2D", "tf.RFFT3D", "tf.IRFFT3D"}
+        "tf.IRFFT2D", "tf.RFFT3D", "tf.IRFFT3D", "tf.FFTND", "tf.IFFTND", "tf.RFFTND", "tf.IRFFTND"}
 COMPLEX_ONLY = {"tf.Conj", "tf.Complex", "tf.Real", "tf.Imag", "tf.ComplexAbs", "tf.Angle"} | FFTS
 # Decompositions of a symmetric matrix (the checker would perturb one triangle) or with complex outputs:
 # tests/unit/test_linalg_decompositions.py checks their gradients through TensorFlow's checker.
