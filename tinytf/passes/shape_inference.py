@@ -44,9 +44,12 @@ from tinytf.ops.array import Const
 from tinytf.ops.resource import ReadVariableOp
 from tinytf.ops.tf_device import ClusterFuncOp, ClusterOp, LaunchOp, ParallelExecuteOp
 from tinytf.ops.tf_executor import GraphOp, IslandOp
-from tinytf.passes.symbols import CALL_OPS, callee, diagnostic, functions, is_private, symbol_users
+from tinytf.passes.symbols import CALL_OPS, callee, diagnostic, functions, is_private, op_name, symbol_users
 
 MAX_ROUNDS = 50  # each round refines at least one type, so real modules converge in a few
+# Ops tinytf knows only as IR whose TensorFlow shape function gives the first operand's shape
+# (the uniform quantization ops change the element type, not the shape).
+SHAPE_OF_FIRST_OPERAND = frozenset({"tf.UniformQuantize", "tf.UniformDequantize", "tf.UniformRequantize"})
 
 
 # --- types ---------------------------------------------------------------------------------------
@@ -192,6 +195,8 @@ class _ShapeInference:
         if isinstance(op, IslandOp | GraphOp):  # data results follow the yield / fetch (the token stays)
             returned = op.yield_op if isinstance(op, IslandOp) else op.fetch
             return [tf_types.shape_of(v.type) for v in returned.operands][:len(op.results)]
+        if op_name(op) in SHAPE_OF_FIRST_OPERAND and op.operands and len(op.results) == 1:
+            return [tf_types.shape_of(op.operands[0].type)]
         if isinstance(op, ReadVariableOp):
             sub = tf_types.resource_subtype(op.resource.type)
             if sub is not None:

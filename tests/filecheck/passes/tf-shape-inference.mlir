@@ -169,3 +169,17 @@ func.func @branches(%x: tensor<3xf32>) -> tensor<*xf32> {
 ^next(%1: tensor<*xf32>):
   func.return %1 : tensor<*xf32>
 }
+
+// -----
+
+// The uniform quantization ops keep their input's shape (tinytf knows them as IR only).
+
+// CHECK-LABEL: func.func @quantize
+// CHECK-SAME:    -> tensor<2x3xf32>
+// CHECK:         "tf.UniformQuantize"{{.*}} -> tensor<2x3x!tf_type.qint8>
+// CHECK:         "tf.UniformDequantize"{{.*}} -> tensor<2x3xf32>
+func.func @quantize(%x: tensor<2x3xf32>, %s: tensor<f32>, %z: tensor<i32>) -> tensor<*xf32> {
+  %0 = "tf.UniformQuantize"(%x, %s, %z) <{quantization_axis = -1 : i64, quantization_max_val = 127 : i64, quantization_min_val = -128 : i64}> : (tensor<2x3xf32>, tensor<f32>, tensor<i32>) -> tensor<*x!tf_type.qint8>
+  %1 = "tf.UniformDequantize"(%0, %s, %z) <{quantization_axis = -1 : i64, quantization_max_val = 127 : i64, quantization_min_val = -128 : i64}> : (tensor<*x!tf_type.qint8>, tensor<f32>, tensor<i32>) -> tensor<*xf32>
+  func.return %1 : tensor<*xf32>
+}
