@@ -139,6 +139,15 @@ CASES = [
     ("dilation2d_backprop_filter", "raw_ops.Dilation2DBackpropFilter", [],
      {"input": _n(1, 7, 6, 2), "filter": _n(2, 3, 2), "out_backprop": _n(1, 3, 4, 2), "strides": [1, 2, 1, 1],
       "rates": [1, 1, 1, 1], "padding": "VALID"}),
+    # CTC (nn_ctc.py): dense labels, blank 0 by default (labels never equal the blank)
+    ("ctc_loss", "nn.ctc_loss", [np.array([[1, 2, 2], [3, 1, 1], [4, 4, 1]], np.int32), _n(6, 3, 5, scale=2.0),
+                                 np.array([3, 1, 2], np.int32), np.array([6, 4, 5], np.int32)], {}),
+    ("ctc_loss_batch_major_empty", "nn.ctc_loss", [np.array([[2, 1], [1, 1], [3, 3]], np.int32),
+                                                   _n(3, 7, 4, scale=2.0), np.array([2, 0, 2], np.int32),
+                                                   np.array([7, 3, 5], np.int32)], {"logits_time_major": False}),
+    ("ctc_loss_blank_last", "nn.ctc_loss", [np.array([[0, 2, 2, 1], [3, 0, 3, 0]], np.int32), _n(9, 2, 5),
+                                            np.array([4, 4], np.int32), np.array([9, 8], np.int32)],
+     {"blank_index": -1}),
     # max pooling with argmax (nn_pool_argmax.py)
     ("max_pool_with_argmax", "nn.max_pool_with_argmax", [_n(2, 5, 6, 3)], {"ksize": 2, "strides": 2, "padding": "VALID"}),
     ("max_pool_with_argmax_same_batch", "nn.max_pool_with_argmax", [_n(2, 5, 6, 3)],

@@ -77,7 +77,7 @@ def test_coverage_table():
 # leaves this list when it is built (the test below then asks for its floor).
 NOT_BUILT = ()
 # Floors (the coverage measured when these tests were written): a namespace must not lose names.
-FLOORS = {"math": 129, "nn": 70, "linalg": 45, "random": 18, "signal": 34, "image": 67, "bitwise": 6, "debugging": 23, "top": 111}
+FLOORS = {"math": 129, "nn": 71, "linalg": 45, "random": 18, "signal": 34, "image": 67, "bitwise": 6, "debugging": 23, "top": 111}
 
 
 def test_not_built_namespaces_are_not_claimed():
