@@ -124,9 +124,12 @@ def objectgraph_module(export_dir, tags=None) -> ModuleOp:
                 name = graph._concrete_name(sig.node_id)
                 exported[name] = ([*exported.get(name, ([], False))[0], sig.local_name], True)
     _private_copies_for_callers(module, {name for name, (names, _) in exported.items() if names})
-    for name, (names, keyword) in sorted(exported.items()):
+    taken: set[str] = set()  # an exported name names one function (TF's verifier): signatures' keys first
+    for name, (names, keyword) in sorted(exported.items(), key=lambda item: (not item[1][1], item[0])):
+        names = sorted(set(names) - taken)
         if not names or name not in graph.importer.functions:
             continue
+        taken.update(names)
         saved = graph.concrete[name]
         specs, arg_names = graph._arg_specs(name)
         keys = arg_names if keyword else list(range(len(specs)))
@@ -136,7 +139,8 @@ def objectgraph_module(export_dir, tags=None) -> ModuleOp:
         fn = graph.importer.functions[name]
         if len(result_keys) != len(fn.function_type.outputs.data):
             result_keys = list(range(len(fn.function_type.outputs.data)))
-        _export(fn, sorted(set(names)), keys, bound, result_keys)
+        _export(fn, names, keys, bound, result_keys)
+    _unexported_private(module)
     module.attributes["tf_saved_model.semantics"] = UnitAttr()
     return module
 
@@ -188,8 +192,16 @@ def signaturedefs_module(export_dir, tags=None) -> ModuleOp:
         ops.insert(0, UnregisteredOp.with_name("tf_saved_model.session_initializer").create(
             properties={"initializers": ArrayAttr([SymbolRefAttr(INIT_OP_SIGNATURE_KEY)])}))
         _prepend(module, ops)
+    _unexported_private(module)
     module.attributes["tf_saved_model.semantics"] = UnitAttr()
     return module
+
+
+def _unexported_private(module: ModuleOp) -> None:
+    """The functions no name exports are private (TensorFlow's verifier: public ones must be exported)."""
+    for op in module.body.block.ops:
+        if isinstance(op, func.FuncOp) and "tf_saved_model.exported_names" not in op.attributes:
+            op.sym_visibility = StringAttr("private")
 
 
 def _private_copies_for_callers(module: ModuleOp, exported: set[str]) -> None:
