@@ -75,6 +75,10 @@ def codec_cases(tf, cases) -> dict:
     out["codec/image/png_float"] = tf.io.decode_image(files["png_rgb"], dtype=tf.float32).numpy()
     out["codec/image/gif"] = tf.io.decode_image(files["gif"]).numpy()
     out["codec/image/gif_first"] = tf.io.decode_image(files["gif"], expand_animations=False).numpy()
+    out["codec/jpeg/is_jpeg"] = tf.image.is_jpeg(files["jpeg"]).numpy()
+    out["codec/png_rgb/is_jpeg"] = tf.image.is_jpeg(files["png_rgb"]).numpy()
+    out["codec/substr/bytes"] = tf.strings.substr(["hello", "world", "ab"], [1, -3, 0], [2, 5, 9]).numpy().astype("S")
+    out["codec/substr/utf8"] = tf.strings.substr(["h\u00e9llo w\u00f6rld", "\u00fc"], 1, 4, unit="UTF8_CHAR").numpy().astype("S")
     out["codec/inputs/rgb"], out["codec/inputs/gray16"], out["codec/inputs/smooth"] = rgb, gray16, smooth
     return out
 

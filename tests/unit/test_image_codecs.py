@@ -90,3 +90,18 @@ def test_refusals():
         im.decode_and_crop_jpeg(data("jpeg"), [10, 3, 8, 10])
     with pytest.raises(UnimplementedError, match="XLA"):
         tt.function(lambda c: im.decode_png(c), jit_compile=True)(tt.constant(data("png_rgb")))
+
+
+@pytest.mark.parametrize("graph", [False, True], ids=["eager", "graph"])
+def test_is_jpeg_and_substr_equal_tensorflows(graph):
+    run = (lambda f: tt.function(f)()) if graph else (lambda f: f())
+    for name in ("jpeg", "png_rgb"):
+        assert bool(run(lambda name=name: im.is_jpeg(data(name))).numpy()) == bool(RECORDED[f"codec/{name}/is_jpeg"])
+    got = run(lambda: tt.raw_ops.Substr(input=tt.constant([b"hello", b"world", b"ab"]), pos=np.int32([1, -3, 0]),
+                                        len=np.int32([2, 5, 9])))
+    assert got.numpy().tolist() == RECORDED["codec/substr/bytes"].tolist()
+    text = ["h\u00e9llo w\u00f6rld".encode(), "\u00fc".encode()]
+    got = run(lambda: tt.raw_ops.Substr(input=tt.constant(text), pos=np.int32(1), len=np.int32(4), unit="UTF8_CHAR"))
+    assert got.numpy().tolist() == RECORDED["codec/substr/utf8"].tolist()
+    with pytest.raises(InvalidArgumentError, match="out of range"):
+        tt.raw_ops.Substr(input=tt.constant([b"ab"]), pos=np.int32(3), len=np.int32(1))

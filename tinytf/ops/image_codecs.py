@@ -25,7 +25,7 @@ from tinytf.framework.tensor_spec import TensorSpec
 from tinytf.ops.base import fmt_shape
 
 __all__ = ["decode_png", "decode_jpeg", "decode_and_crop_jpeg", "decode_bmp", "decode_gif", "decode_webp",
-           "decode_image", "extract_jpeg_shape", "encode_png", "encode_jpeg", "adjust_jpeg_quality",
+           "decode_image", "extract_jpeg_shape", "encode_png", "encode_jpeg", "is_jpeg", "adjust_jpeg_quality",
            "random_jpeg_quality", "stateless_random_jpeg_quality"]
 __namespaces__ = {n: ("image",) for n in __all__}
 
@@ -435,6 +435,15 @@ def encode_jpeg(image, format="", quality=95, progressive=False, optimize_size=F
 
     return EncodeJpeg.bind(as_tensor(image), format=format, quality=quality, progressive=progressive,
                            optimize_size=optimize_size, chroma_downsampling=chroma_downsampling)
+
+
+def is_jpeg(contents, name=None):
+    """Whether the file starts with JPEG's signature FF D8 FF (as TensorFlow: tf.Substr and tf.Equal)."""
+    from tinytf.ops.op_functions import ops
+    from tinytf.ops.string_substr import Substr
+
+    start = Substr.bind(_contents(contents), np.int32(0), np.int32(3))
+    return ops.equal(start, np.asarray(b"\xff\xd8\xff", dtype=object))
 
 
 def adjust_jpeg_quality(image, jpeg_quality, dct_method="", name=None):
