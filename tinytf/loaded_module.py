@@ -20,6 +20,7 @@ from xdsl.dialects.builtin import ModuleOp
 import tinytf.mlir as mlir
 from tinytf.errors import InvalidArgumentError, UnimplementedError
 from tinytf.passes.executor_to_functional import functional_form
+from tinytf.passes.fold_batch_norm import folded
 from tinytf.runtime.executor import Program, check_argument
 from tinytf.runtime.module import find_entry
 
@@ -35,7 +36,7 @@ class LoadedModule:
             self._runnable = functional_form(module)  # (the module itself unless it has tf_executor graphs)
         except UnimplementedError as err:
             self._runnable, self._unrunnable = module, err
-        self._program = Program(self._runnable)
+        self._program = Program(folded(self._runnable))  # (graph mode runs TF's graph rewrites first)
 
     @property
     def functions(self) -> list[str]:

@@ -19,6 +19,7 @@ from tinytf.passes.executor_canonicalize import ExecutorCanonicalization  # hook
 from tinytf.passes.executor_graph_pruning import ExecutorGraphPruning
 from tinytf.passes.executor_island_coarsening import ExecutorIslandCoarsening
 from tinytf.passes.executor_to_functional import ExecutorToFunctional
+from tinytf.passes.fold_batch_norm import FoldBatchNorm
 from tinytf.passes.functional_to_executor import FunctionalToExecutor
 from tinytf.passes.inline import Inline
 from tinytf.passes.mark_input_output_aliases import MarkInputOutputAliases
@@ -37,6 +38,7 @@ ALL_PASSES = [
     ExecutorGraphPruning,
     ExecutorIslandCoarsening,
     ExecutorToFunctional,
+    FoldBatchNorm,
     FunctionalToExecutor,
     Inline,
     MarkInputOutputAliases,
@@ -46,7 +48,7 @@ ALL_PASSES = [
 ]
 
 __all__ = ["ALL_PASSES", "Canonicalize", "ClusterFormation", "ClusterFunctionBody", "ClusterOutlining", "ConstantFold",
-           "DecomposeResourceOps", "DecomposeResourceOpsInCluster", "Inline", "MarkInputOutputAliases",
+           "DecomposeResourceOps", "DecomposeResourceOpsInCluster", "FoldBatchNorm", "Inline", "MarkInputOutputAliases",
            "MergeVariableReads", "ShapeInference", "ShardingIdentification"]
 __all__ += ["DeviceCanonicalization", "ExecutorCanonicalization", "ExecutorGraphPruning", "ExecutorIslandCoarsening", "ExecutorToFunctional",
             "FunctionalToExecutor"]
