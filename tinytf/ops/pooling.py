@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+import numpy as np
 from xdsl.irdl import operand_def, result_def, traits_def
 from xdsl.traits import Pure
 
@@ -18,6 +19,7 @@ from tinytf.framework.op import Op, register
 from tinytf.framework.tensor_spec import TensorSpec
 from tinytf.ops import verifiers as v
 from tinytf.ops.base import check_dtype, fmt_shape, same_dtype
+from tinytf.ops.op_functions import ops as _ops
 from tinytf.ops.op_functions import shape_tensor
 from tinytf.ops.pool_kernels import (
     jax_avg_pool,
@@ -31,6 +33,7 @@ from tinytf.ops.pool_kernels import (
     np_max_pool_grad,
     np_max_pool_grad_grad,
 )
+from tinytf.ops.tensor_inputs import static_rank
 from tinytf.ops.window_kernels import (
     Window,
     padding_attrs,
@@ -264,8 +267,19 @@ def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):
 
 
 def max_pool(input, ksize, strides, padding, data_format=None, name=None):
-    return max_pool2d(input, ksize, strides, padding, data_format or "NHWC")
+    """TF2's tf.nn.max_pool: max_pool1d, max_pool2d or max_pool3d by the input's rank (3, 4 or 5)."""
+    pool, default_format = _by_rank("max_pool", input, (_ops.max_pool1d, max_pool2d, _ops.max_pool3d))
+    return pool(input, ksize, strides, padding, data_format=data_format or default_format)
 
 
 def avg_pool(input, ksize, strides, padding, data_format=None, name=None):
-    return avg_pool2d(input, ksize, strides, padding, data_format or "NHWC")
+    """TF2's tf.nn.avg_pool: avg_pool1d, avg_pool2d or avg_pool3d by the input's rank (3, 4 or 5)."""
+    pool, default_format = _by_rank("avg_pool", input, (_ops.avg_pool1d, avg_pool2d, _ops.avg_pool3d))
+    return pool(input, ksize, strides, padding, data_format=data_format or default_format)
+
+
+def _by_rank(fn, input, pools):
+    rank = static_rank(input) if hasattr(input, "shape") and not isinstance(input, np.ndarray) else np.ndim(input)
+    if rank not in (3, 4, 5):
+        raise InvalidArgumentError(f"{fn}: input must have rank 3, 4 or 5 (1 to 3 spatial dims), got rank {rank}", fn)
+    return pools[rank - 3], ("NWC", "NHWC", "NDHWC")[rank - 3]
