@@ -187,6 +187,8 @@ SPECS = [
     S("tf.MatMul", [U((3, 2)), U((4, 3))], {"transpose_a": True, "transpose_b": True}, id="MatMul-ta-tb"),
     S("tf.BatchMatMulV2", [U((2, 2, 3)), U((3, 4))]),
     S("tf.BatchMatMulV2", [U((2, 3, 2)), U((1, 4, 3))], {"adj_x": True, "adj_y": True}, id="BatchMatMulV2-adj"),
+    S("tf.BatchMatMul", [U((2, 3, 2)), U((2, 4, 3))], {"adj_x": True, "adj_y": True}),
+    S("tf.DynamicStitch", [K(np.array([[0, 3], [4, 1]], np.int32)), K(np.int32(2)), U((2, 2, 3)), U((3,))]),
     S("tf.Einsum", [U((2, 3)), U((3, 4))], {"equation": "ij,jk->ik"}),
     S("tf.Einsum", [U((2, 2, 3)), U((2, 3))], {"equation": "bij,bj->bi"}, id="Einsum-batch"),
     S("tf.Einsum", [U((2, 2, 2, 3)), U((3, 2))], {"equation": "...ij,jk->...ik"}, id="Einsum-ellipsis-dense"),

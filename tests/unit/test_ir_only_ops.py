@@ -23,7 +23,7 @@ IF_REGION = """func.func @main(%arg0: tensor<i1>, %arg1: tensor<2xf32>) -> tenso
 
 def test_the_ir_only_ops():
     assert {"tf.IfRegion", "tf.WhileRegion", "tf.CaseRegion", "tf.Yield", "tf.XlaConvV2", "tf.UniformQuantize",
-            "tf.DynamicStitch", "tf.BatchFunction"} <= set(IR_ONLY)
+            "tf.BatchFunction"} <= set(IR_ONLY)
     assert not set(IR_ONLY) & set(REGISTRY)
     for name in IR_ONLY:
         assert not hasattr(tt.raw_ops, name.removeprefix("tf.")), f"{name} is in tt.raw_ops but cannot run"

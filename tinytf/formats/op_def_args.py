@@ -147,6 +147,7 @@ SIGNATURES = {
     "NextAfter": "x1:T x2:T -> output:T",
     "Polygamma": "a:T x:T -> z:T",
     "Zeta": "x:T q:T -> z:T",
+    "DynamicStitch": "indices:N*int32 data:N*T -> merged:T",  # (one variadic operand: the indices, then the data)
     "ParseExample": "serialized:string names:string sparse_keys:Nsparse*string dense_keys:Ndense*string "
                     "dense_defaults:Tdense[] -> sparse_indices:Nsparse*int64 sparse_values:sparse_types[] "
                     "sparse_shapes:Nsparse*int64 dense_values:Tdense[]",

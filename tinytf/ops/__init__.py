@@ -57,6 +57,7 @@ from tinytf.ops import (  # noqa: F401
     softmax,
     sorting,
     special_functions,
+    stitching,
     tensor_list,
     tensor_list_concat,
     tensor_list_items,
