@@ -84,7 +84,9 @@ def linalg_inputs():
             "b_wide": rng.standard_normal((2, 3, 2)), "diagonals": rng.standard_normal((2, 3, 6)) + [[0], [4], [0]],
             "rhs": rng.standard_normal((2, 6, 2)), "bands": rng.standard_normal((2, 3, 6)) + [[3], [0], [0]],
             "upper_bands": rng.standard_normal((2, 3, 6)) + [[0], [0], [3]], "w3": rng.standard_normal((2, 3, 3)),
-            "w2": rng.standard_normal((2, 3, 2))}
+            "w2": rng.standard_normal((2, 3, 2)), "alpha": rng.standard_normal(6), "beta": rng.standard_normal(5),
+            "complex_beta": rng.standard_normal(5) + 1j * rng.standard_normal(5),
+            "near_identity": np.eye(3) + 0.3 * (rng.standard_normal((2, 3, 3)) + 1j * rng.standard_normal((2, 3, 3)))}
 
 
 def linalg_cases(tf):
@@ -107,6 +109,11 @@ def linalg_cases(tf):
     out["banded_lower"] = tf.linalg.banded_triangular_solve(v["bands"], v["rhs"])
     out["banded_upper_adjoint"] = tf.linalg.banded_triangular_solve(v["upper_bands"], v["rhs"], lower=False,
                                                                     adjoint=True)
+    out["logm"] = tf.linalg.logm(v["near_identity"])
+    out["eigh_tridiagonal"] = tf.linalg.eigh_tridiagonal(v["alpha"], v["beta"])
+    out["eigh_tridiagonal_i"] = tf.linalg.eigh_tridiagonal(v["alpha"], v["beta"], select="i", select_range=[1, 3])
+    out["eigh_tridiagonal_v"] = tf.linalg.eigh_tridiagonal(v["alpha"], v["beta"], select="v", select_range=[-0.5, 1.0])
+    out["eigh_tridiagonal_complex"] = tf.linalg.eigh_tridiagonal(tf.cast(v["alpha"], tf.complex128), v["complex_beta"])
     # TensorFlow's gradients of sum(f(inputs) * w)
     for name, fn, args, w in (("expm", tf.linalg.expm, ["a"], "w3"), ("sqrtm", tf.linalg.sqrtm, ["spd"], "w3"),
                               ("lstsq_tall_l2", lambda p, q: tf.linalg.lstsq(p, q, l2_regularizer=0.5),

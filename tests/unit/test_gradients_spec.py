@@ -187,8 +187,6 @@ SPECS = [
     S("tf.MatMul", [U((3, 2)), U((4, 3))], {"transpose_a": True, "transpose_b": True}, id="MatMul-ta-tb"),
     S("tf.BatchMatMulV2", [U((2, 2, 3)), U((3, 4))]),
     S("tf.BatchMatMulV2", [U((2, 3, 2)), U((1, 4, 3))], {"adj_x": True, "adj_y": True}, id="BatchMatMulV2-adj"),
-    S("tf.BatchMatMul", [U((2, 3, 2)), U((2, 4, 3))], {"adj_x": True, "adj_y": True}),
-    S("tf.DynamicStitch", [K(np.array([[0, 3], [4, 1]], np.int32)), K(np.int32(2)), U((2, 2, 3)), U((3,))]),
     S("tf.Einsum", [U((2, 3)), U((3, 4))], {"equation": "ij,jk->ik"}),
     S("tf.Einsum", [U((2, 2, 3)), U((2, 3))], {"equation": "bij,bj->bi"}, id="Einsum-batch"),
     S("tf.Einsum", [U((2, 2, 2, 3)), U((3, 2))], {"equation": "...ij,jk->...ik"}, id="Einsum-ellipsis-dense"),
@@ -365,7 +363,7 @@ VARIABLE_READS = {"tf.ReadVariableOp"}
 # test_ops_complex_parts.py the complex parts' gradients, test_signal_fft.py the FFTs' (against their adjoints).
 FFTS = {"tf.FFT", "tf.IFFT", "tf.FFT2D", "tf.IFFT2D", "tf.FFT3D", "tf.IFFT3D", "tf.RFFT", "tf.IRFFT", "tf.RFFT2D",
         "tf.IRFFT2D", "tf.RFFT3D", "tf.IRFFT3D", "tf.FFTND", "tf.IFFTND", "tf.RFFTND", "tf.IRFFTND"}
-COMPLEX_ONLY = {"tf.Conj", "tf.Complex", "tf.Real", "tf.Imag", "tf.ComplexAbs", "tf.Angle"} | FFTS
+COMPLEX_ONLY = {"tf.Conj", "tf.Complex", "tf.Real", "tf.Imag", "tf.ComplexAbs", "tf.Angle", "tf.MatrixLogarithm"} | FFTS
 # Decompositions of a symmetric matrix (the checker would perturb one triangle) or with complex outputs:
 # tests/unit/test_linalg_decompositions.py checks their gradients through TensorFlow's checker.
 DECOMPOSITIONS = {"tf.Cholesky", "tf.SelfAdjointEigV2", "tf.Eig"}
