@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import tinytf as tt
+from tinytf import xla
 from tinytf.ops.conv import Conv2D, DepthwiseConv2dNative
 from tinytf.ops.conv_kernels import jax_conv, np_conv
 
@@ -103,4 +104,55 @@ func.func @main(%x: tensor<2x2x2x8xf32>, %w: tensor<3x3x8x16xf32>) -> tensor<2x2
     graph, = module.run(x, w, backend="graph")
     compiled, = module.run(x, w, backend="xla")
     assert graph.max() > 0
+    np.testing.assert_allclose(compiled, graph, rtol=1e-5, atol=1e-5)
+
+
+VGG_LIKE = """
+func.func @main(%x: tensor<2x16x16x16xf32>, %w1: tensor<3x3x16x32xf32>, %w2: tensor<3x3x32x32xf32>, %m: tensor<2048x10xf32>)
+    -> tensor<2x10xf32> {
+  %0 = "tf.Conv2D"(%x, %w1) <{data_format = "NHWC", dilations = [1, 1, 1, 1], explicit_paddings = [],
+        padding = "SAME", strides = [1, 1, 1, 1], use_cudnn_on_gpu = true}>
+        : (tensor<2x16x16x16xf32>, tensor<3x3x16x32xf32>) -> tensor<2x16x16x32xf32>
+  %1 = "tf.Relu"(%0) : (tensor<2x16x16x32xf32>) -> tensor<2x16x16x32xf32>
+  %2 = "tf.Conv2D"(%1, %w2) <{data_format = "NHWC", dilations = [1, 1, 1, 1], explicit_paddings = [],
+        padding = "SAME", strides = [1, 1, 1, 1], use_cudnn_on_gpu = true}>
+        : (tensor<2x16x16x32xf32>, tensor<3x3x32x32xf32>) -> tensor<2x16x16x32xf32>
+  %3 = "tf.Relu"(%2) : (tensor<2x16x16x32xf32>) -> tensor<2x16x16x32xf32>
+  %4 = "tf.MaxPool"(%3) <{data_format = "NHWC", explicit_paddings = [], ksize = [1, 2, 2, 1], padding = "VALID",
+        strides = [1, 2, 2, 1]}> : (tensor<2x16x16x32xf32>) -> tensor<2x8x8x32xf32>
+  %5 = "tf.Const"() <{value = dense<[2, 2048]> : tensor<2xi32>}> : () -> tensor<2xi32>
+  %6 = "tf.Reshape"(%4, %5) : (tensor<2x8x8x32xf32>, tensor<2xi32>) -> tensor<2x2048xf32>
+  %7 = "tf.MatMul"(%6, %m) <{transpose_a = false, transpose_b = false}>
+        : (tensor<2x2048xf32>, tensor<2048x10xf32>) -> tensor<2x10xf32>
+  func.return %7 : tensor<2x10xf32>
+}
+"""
+
+
+def library_subgraphs(hlo: str) -> list[int]:
+    """For each YNNPACK fusion of a compiled HLO module: how many convolutions and dots it holds."""
+    import re
+
+    bodies = dict(re.findall(r"^(%\S+) .*?\{\n(.*?)\n\}", hlo, re.M | re.S))
+    called = re.findall(r"calls=(%[^,\s]+).*__ynn_fusion", hlo)
+    return [len(re.findall(r" (?:convolution|dot)\(", bodies[name])) for name in called]
+
+
+def test_xla_cpu_calls_the_convolution_library_once_per_convolution_or_matmul():
+    """Not one library subgraph over the run (VGG16: 4.5x the CPU time): tinytf's CPU_COMPILER_OPTIONS.
+    Left to its defaults, this XLA gathers the run into one subgraph: the case the options are for."""
+    result = xla.compile(VGG_LIKE)
+    counts = library_subgraphs(result.compiled.as_text())
+    assert counts and all(n == 1 for n in counts), counts
+    default = library_subgraphs(result.lowered.compile().as_text())
+    assert max(default) > 1, default
+
+
+def test_the_compiled_function_keeps_its_values():
+    rng = np.random.default_rng(7)
+    args = [rng.uniform(-1, 1, s).astype(np.float32) for s in ((2, 16, 16, 16), (3, 3, 16, 32), (3, 3, 32, 32), (2048, 10))]
+    module = tt.load_mlir(VGG_LIKE)
+    graph, = module.run(*args, backend="graph")
+    compiled, = module.run(*args, backend="xla")
+    assert np.abs(graph).max() > 0
     np.testing.assert_allclose(compiled, graph, rtol=1e-5, atol=1e-5)

@@ -82,7 +82,7 @@ class Compilation:
         with self.enabled(), warnings.catch_warnings(), self.placement():
             warnings.filterwarnings("ignore", message="Some donated buffers were not usable")
             self.lowered = self.jitted.lower(*avals)
-            self.compiled = self.lowered.compile()
+            self.compiled = compile_lowered(self.lowered)
         self.n_outputs = len(self.meta["outputs"]) + len(self.meta["updates"])
         self.n_function_outputs = len(self.fn.function_type.outputs.data)
         self.update_indices = [u.input_index for u in self.meta["updates"][self.n_function_outputs -
@@ -247,6 +247,26 @@ class Compilation:
         else:  # the hot path: no context to enter
             out = self.compiled(*params)
         return [out] if self.single else list(out)
+
+
+# XLA:CPU (jaxlib 0.10) hands runs of convolutions, pooling and matmuls to YNNPACK as one library
+# subgraph by default; on VGG16 that takes 4.5x the CPU time of one library call per convolution and
+# per matmul (121 vs 27 ms), and no model measured gains from the larger subgraphs (bench/real_models.py).
+CPU_COMPILER_OPTIONS = {"xla_cpu_experimental_ynn_fusion_type":
+                        "LIBRARY_FUSION_TYPE_INDIVIDUAL_CONVOLUTION,LIBRARY_FUSION_TYPE_INDIVIDUAL_DOT"}
+
+
+def compile_lowered(lowered):
+    """``lowered.compile()``, with ``CPU_COMPILER_OPTIONS`` on the CPU (where this jaxlib knows them)."""
+    import jax
+
+    if jax.default_backend() == "cpu":
+        try:
+            return lowered.compile(compiler_options=CPU_COMPILER_OPTIONS)
+        except jax.errors.JaxRuntimeError as err:
+            if not any(name in str(err) for name in CPU_COMPILER_OPTIONS):  # (an older or newer jaxlib)
+                raise
+    return lowered.compile()
 
 
 def _sharding_plan(module: ModuleOp, fn: func.FuncOp, params: list[Argument], in_shardings, out_shardings,
