@@ -156,6 +156,10 @@ CASES = [
     ("ctc_loss_blank_last", "nn.ctc_loss", [np.array([[0, 2, 2, 1], [3, 0, 3, 0]], np.int32), _n(9, 2, 5),
                                             np.array([4, 4], np.int32), np.array([9, 8], np.int32)],
      {"blank_index": -1}),
+    ("collapse_repeated", "nn.collapse_repeated", [np.array([[1, 1, 2, 2, 3, 3], [4, 4, 4, 5, 5, 1], [2, 3, 3, 3, 2, 2]],
+                                                            np.int32), np.array([6, 3, 5], np.int32)], {}),
+    ("ctc_unique_labels", "nn.ctc_unique_labels", [np.array([[3, 4, 4, 3, 1], [1, 1, 2, 0, 0], [5, 5, 5, 5, 5]],
+                                                            np.int32)], {}),
     # max pooling with argmax (nn_pool_argmax.py)
     ("max_pool_with_argmax", "nn.max_pool_with_argmax", [_n(2, 5, 6, 3)], {"ksize": 2, "strides": 2, "padding": "VALID"}),
     ("max_pool_with_argmax_same_batch", "nn.max_pool_with_argmax", [_n(2, 5, 6, 3)],

@@ -1,4 +1,4 @@
-"""tf.nn.ctc_loss for dense labels: the connectionist temporal classification loss of Graves et al. (2006),
+"""tf.nn.ctc_loss for dense labels, and the label helpers collapse_repeated and ctc_unique_labels: the connectionist temporal classification loss of Graves et al. (2006),
 as a composite of tinytf ops (TensorFlow's ctc_loss_dense is one too), so its gradient, graph and XLA forms
 come from the ops it is made of.
 
@@ -23,8 +23,8 @@ from tinytf.errors import InvalidArgumentError, UnimplementedError
 from tinytf.ops.op_functions import ops as _ops
 from tinytf.ops.tensor_inputs import as_tensor, static_dims
 
-__all__ = ["ctc_loss"]
-__namespaces__ = {"ctc_loss": ("nn",)}
+__all__ = ["ctc_loss", "collapse_repeated", "ctc_unique_labels"]
+__namespaces__ = {name: ("nn",) for name in __all__}
 
 _FN = "ctc_loss"
 _NEG = -1e30  # log(0) for the unreachable states: finite, so gradients stay finite
@@ -93,3 +93,45 @@ def ctc_loss(labels, logits, label_length, logit_length, logits_time_major=True,
     final = m.where(m.expand_dims(m.greater(label_length, 0), 1), final,
                     m.concat([final[:, :1], m.fill([batch, 1], np.asarray(_NEG, dtype.np))], axis=1))
     return m.negative(m.reduce_logsumexp(final, axis=1))
+
+
+def collapse_repeated(labels, seq_length, name=None):
+    """(labels with each run of a repeated label merged into one, [B, new max length]; the new lengths).
+    The output's width is the longest new length: a value, not a static shape."""
+    m = _ops
+    labels = as_tensor(labels)
+    dims = static_dims(labels)
+    if dims is None or len(dims) != 2 or None in dims:
+        raise InvalidArgumentError(f"collapse_repeated: labels must be [batch, max_len] of static shape, got {dims}",
+                                   "collapse_repeated")
+    batch, width = dims
+    seq_length = as_tensor(seq_length)
+    differs = m.concat([m.fill([batch, 1], True), m.not_equal(labels[:, 1:], labels[:, :-1])], axis=1)
+    inside = m.less(m.range(width), m.expand_dims(m.cast(seq_length, "int32"), 1))
+    keep = m.logical_and(differs, inside)
+    kept = m.cast(keep, "int32")
+    new_length = m.reduce_sum(kept, axis=1)
+    # each kept label moves to its rank among the kept ones: a one-hot sum puts it there
+    slot = m.one_hot(m.subtract(m.cumsum(kept, axis=1), 1), width, dtype=labels.dtype)        # [B, L, L]
+    placed = m.reduce_sum(m.multiply(slot, m.expand_dims(m.multiply(labels, m.cast(keep, labels.dtype)), 2)),
+                          axis=1)
+    collapsed = m.slice(placed, [0, 0], m.stack([batch, m.reduce_max(new_length)]))
+    return collapsed, m.cast(new_length, seq_length.dtype)
+
+
+def ctc_unique_labels(labels, name=None):
+    """Per row: (its distinct labels in order of first appearance, zero-padded to the row's length, int64;
+    each label's index in them, int32)."""
+    m = _ops
+    labels = as_tensor(labels)
+    dims = static_dims(labels)
+    if dims is None or len(dims) != 2 or dims[0] is None:
+        raise InvalidArgumentError(f"ctc_unique_labels: labels must be [batch, max_len] with a static batch, got "
+                                   f"{dims}", "ctc_unique_labels")
+    values, indices = [], []
+    for b in range(dims[0]):
+        distinct, index = m.unique(labels[b])
+        padding = m.subtract(m.size(index), m.size(distinct))
+        values.append(m.cast(m.pad(distinct, m.reshape(m.stack([0, padding]), [1, 2])), "int64"))
+        indices.append(index)
+    return m.stack(values), m.stack(indices)
