@@ -12,8 +12,8 @@ reads the variables and, when every read gives the buffer it gave last time, ret
 then; else it runs the steps (their general runners) and keeps the results. The kept results are read-only
 and held by the step, so no kernel forwards (overwrites) them and no update writes the buffers in place.
 
-Only a function that writes no variable and calls no other function gets frozen steps: moving its reads to
-the start then cannot change what they read.
+Only a function that writes no variable and calls no other function gets frozen steps (moving its reads to
+the start then cannot change what they read), and only when they compute something from the reads.
 """
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ from xdsl.traits import Pure
 from tinytf.errors import OpError
 from tinytf.framework.op import Op, ResourceOp, calls_functions, has_trait
 from tinytf.runtime.executor import Plan, _locate
+from tinytf.runtime.static_plan import bare_kernel
 
 
 def _reads_snapshot(op) -> bool:
@@ -47,14 +48,14 @@ def frozen_steps(plan) -> list[int]:
             continue
         frozen.append(index)
         known.update(outs)
-    return frozen if reads else []
+    return frozen if reads and len(frozen) > reads else []  # (reads alone: nothing computed to keep)
 
 
 class FrozenReads:
     """The step running a plan's frozen steps, the variable reads first: ``run(resources) -> [values the rest
     of the plan uses]``, the values of the last run when every read gives the same buffer as then."""
 
-    __slots__ = ("steps", "reads", "wheres", "inputs", "outputs", "constants", "last")
+    __slots__ = ("steps", "reads", "wheres", "inputs", "outputs", "constants", "last", "read_kernels")
 
     name = "frozen reads"
     traits = ()  # (a step of its own, no IR op: engines see no trait)
@@ -62,20 +63,22 @@ class FrozenReads:
     def __init__(self, steps: list, reads: int, wheres: list, inputs: list, outputs: list, constants: dict):
         self.steps, self.reads, self.wheres, self.inputs, self.outputs = steps, reads, wheres, inputs, outputs
         self.constants = constants  # slot -> the value of each constant the steps read
+        self.read_kernels = [None] * reads  # the reads' bare kernels, where their types allow (static_plan.py)
         self.last = None  # (buffers read, values computed from them)
 
     def __call__(self, resources: list) -> list:
-        values = dict(self.constants)
-        values.update(zip(self.inputs, resources))
+        values = dict(zip(self.inputs, resources))
         index = 0
         try:
             buffers = []
             for index in range(self.reads):
                 run, ins, outs, _ = self.steps[index]
-                buffers.append(run([values[s] for s in ins])[0])
+                kernel = self.read_kernels[index]
+                buffers.append(run([values[s] for s in ins])[0] if kernel is None else kernel(*[values[s] for s in ins]))
             last = self.last
             if last is not None and all(a is b for a, b in zip(last[0], buffers)):
                 return list(last[1])
+            values.update(self.constants)
             for index in range(self.reads):
                 values[self.steps[index][2][0]] = buffers[index]
             for index in range(self.reads, len(self.steps)):
@@ -113,6 +116,9 @@ def with_frozen_reads(plan, types: list) -> tuple:
                  and plan.template[s] is not None}
     step = FrozenReads([plan.steps[i] for i in reads_first], reads, [plan.wheres[i] for i in reads_first], inputs,
                        outputs, constants)
+    for k, i in enumerate(reads_first[:reads]):  # (a read checks its variable's type as a bare kernel does)
+        found = bare_kernel(plan.ops[i], plan.steps[i][0], set(), {}, types[i])
+        step.read_kernels[k] = found[0] if found else None
     out = Plan()
     for key in Plan.__slots__:
         setattr(out, key, getattr(plan, key))
