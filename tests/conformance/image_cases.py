@@ -145,6 +145,12 @@ _DRAW = np.float32([[[0.1, 0.2, 0.7, 0.9], [-0.3, 0.5, 0.4, 1.4], [0.8, 0.1, 0.2
 CASES["draw_bounding_boxes"] = ("image.draw_bounding_boxes", (image((2, 9, 11, 3), 17), _DRAW,
                                                               np.float32([[0.2, 0.4, 0.6], [1, 0, 0.5]])), {})
 CASES["draw_bounding_boxes_default_colors"] = ("image.draw_bounding_boxes", (image((2, 9, 11, 4), 18), _DRAW, None), {})
+_OFFSETS = np.float32([[0.1, -0.3], [-0.9, 0.6]])
+for centered in (True, False):
+    for normalized in (True, False):
+        offsets = _OFFSETS if normalized else _OFFSETS * np.float32([6, 8]) + np.float32([1, 2])
+        CASES[f"extract_glimpse_{int(centered)}{int(normalized)}"] = ("image.extract_glimpse", (IMG, [3, 4], offsets), {
+            "centered": centered, "normalized": normalized, "noise": "zero"})
 # gradients: d sum(f(x) * w) / dx, w drawn to the output's shape (seed 99)
 GRADIENT_CASES = ("resize_bilinear_up", "resize_bicubic_down", "resize_nearest_up", "resize_lanczos3_down_antialias",
                   "raw_ResizeBilinear_10", "ssim", "total_variation", "sobel_edges", "adjust_gamma",

@@ -117,3 +117,23 @@ def test_no_gradient_where_tensorflow_has_none():
         y = raw.ResizeArea(images=x, size=[3, 3])
     with pytest.raises(LookupError, match="ResizeArea"):
         tape.gradient(y, x)
+
+
+@pytest.mark.parametrize("noise", ["uniform", "gaussian"])
+def test_glimpse_noise_fills_only_outside_within_the_images_range(noise):
+    _, (images, size, offsets), kwargs = cases.CASES["extract_glimpse_11"]
+    want = RECORDED["extract_glimpse_11/0"]  # TensorFlow's, with zeros outside the image
+    got = tt.image.extract_glimpse(images, size, offsets, noise=noise).numpy()
+    outside = tt.image.extract_glimpse(np.ones_like(images), size, offsets, noise="zero").numpy() == 0
+    np.testing.assert_array_equal(got[~outside], want[~outside])
+    assert outside.any()
+    for b in range(images.shape[0]):
+        if not outside[b].any():
+            continue
+        lo = images[b].min() if noise == "uniform" else images[b].min(axis=(0, 1))
+        hi = images[b].max() if noise == "uniform" else images[b].max(axis=(0, 1))
+        filled = np.where(outside[b], got[b], np.nan)
+        assert np.nanmin(filled - lo) >= 0 and np.nanmax(filled - hi) <= 0
+    with pytest.raises(UnimplementedError, match="XLA"):
+        tt.function(lambda x: tt.image.extract_glimpse(x, size, offsets, noise=noise), jit_compile=True)(
+            tt.constant(images))
