@@ -1,14 +1,12 @@
-// RUN: tinytf-opt %s --split-input-file -p tf-device-decompose-resource-ops | filecheck %s --check-prefixes=CHECK,ALL
-// RUN: tinytf-opt %s --split-input-file -p tf-device-decompose-resource-ops-in-cluster | filecheck %s --check-prefixes=CHECK,CLUSTER
+// RUN: tinytf-opt %s --split-input-file -p tf-device-decompose-resource-ops | filecheck %s
+// (tf-device-decompose-resource-ops-in-cluster.mlir: the pass that works inside clusters only)
 
-// An increment inside a cluster is a read, an add and an assign in both passes; the one outside
-// the cluster only in the pass that decomposes everywhere. The new constant goes to the front.
+// An increment is a read, an add and an assign, inside a cluster or not.
 
 // CHECK-LABEL: func.func @increment
-// ALL:           "tf.ReadVariableOp"(%arg0) : (tensor<!tf_type.resource<tensor<3xf32>>>) -> tensor<3xf32>
-// ALL-NEXT:      "tf.AddV2"
-// ALL-NEXT:      "tf.AssignVariableOp"
-// CLUSTER:       "tf.AssignAddVariableOp"(%arg0, %arg1)
+// CHECK:         "tf.ReadVariableOp"(%arg0) : (tensor<!tf_type.resource<tensor<3xf32>>>) -> tensor<3xf32>
+// CHECK-NEXT:    "tf.AddV2"
+// CHECK-NEXT:    "tf.AssignVariableOp"
 // CHECK:         "tf_device.cluster"() ({
 // CHECK-NEXT:      %[[OLD:.*]] = "tf.ReadVariableOp"(%arg0)
 // CHECK-NEXT:      %[[NEW:.*]] = "tf.Sub"(%[[OLD]], %arg1) : (tensor<3xf32>, tensor<f32>) -> tensor<3xf32>
@@ -47,26 +45,6 @@ func.func @adam(%var: tensor<*x!tf_type.resource>, %m: tensor<*x!tf_type.resourc
     "tf.ResourceApplyAdam"(%var, %m, %v, %b1p, %b2p, %lr, %b1, %b2, %eps, %g) {use_nesterov = false} : (tensor<*x!tf_type.resource>, tensor<*x!tf_type.resource>, tensor<*x!tf_type.resource>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<4xf32>) -> ()
     tf_device.return
   }) : () -> ()
-  func.return
-}
-
-// -----
-
-// The in-cluster pass also decomposes in functions an op in a cluster names (and what they name).
-
-// CHECK-LABEL: func.func @calls_from_a_cluster
-// CHECK-LABEL: func.func private @step
-// CHECK-NOT:     tf.ResourceApplyGradientDescent
-// CHECK:         "tf.Mul"(%arg2, %arg1)
-func.func @calls_from_a_cluster(%v: tensor<!tf_type.resource<tensor<2xf32>>>, %a: tensor<f32>, %g: tensor<2xf32>) {
-  "tf_device.cluster"() ({
-    "tf.StatefulPartitionedCall"(%v, %a, %g) <{config = "", config_proto = "", executor_type = "", f = @step}> : (tensor<!tf_type.resource<tensor<2xf32>>>, tensor<f32>, tensor<2xf32>) -> ()
-    tf_device.return
-  }) : () -> ()
-  func.return
-}
-func.func private @step(%v: tensor<!tf_type.resource<tensor<2xf32>>>, %a: tensor<f32>, %g: tensor<2xf32>) {
-  "tf.ResourceApplyGradientDescent"(%v, %a, %g) : (tensor<!tf_type.resource<tensor<2xf32>>>, tensor<f32>, tensor<2xf32>) -> ()
   func.return
 }
 
