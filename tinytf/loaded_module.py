@@ -37,6 +37,7 @@ class LoadedModule:
         except UnimplementedError as err:
             self._runnable, self._unrunnable = module, err
         self._program = Program(folded(self._runnable))  # (graph mode runs TF's graph rewrites first)
+        self._entries: dict = {}  # entry argument -> (function name, argument types)
 
     @property
     def functions(self) -> list[str]:
@@ -47,11 +48,13 @@ class LoadedModule:
 
     def run(self, *arrays, entry: str | None = None, backend: str = "graph") -> list[np.ndarray]:
         """Run the entry function on ``arrays`` (arg0, arg1, ...); a list of numpy outputs."""
-        fn = self.entry(entry)
+        found = self._entries.get(entry)
+        if found is None:  # (the module is compiled once, like its plans: its entries are looked up once)
+            fn = self.entry(entry)
+            found = self._entries[entry] = (fn.sym_name.data, list(fn.function_type.inputs.data))
         if self._unrunnable is not None:
             raise self._unrunnable
-        fn_name = fn.sym_name.data
-        arg_types = list(fn.function_type.inputs.data)
+        fn_name, arg_types = found
         if len(arrays) != len(arg_types):
             raise InvalidArgumentError(f"@{fn_name} takes {len(arg_types)} arguments, got {len(arrays)}")
         args = [check_argument(a, t, i, fn_name) for i, (a, t) in enumerate(zip(arrays, arg_types))]
