@@ -160,6 +160,12 @@ CASES = [
                                                             np.int32), np.array([6, 3, 5], np.int32)], {}),
     ("ctc_unique_labels", "nn.ctc_unique_labels", [np.array([[3, 4, 4, 3, 1], [1, 1, 2, 0, 0], [5, 5, 5, 5, 5]],
                                                             np.int32)], {}),
+    # isotonic regression (nn_isotonic.py)
+    ("isotonic_regression", "nn.isotonic_regression", [_n(4, 9)], {}),
+    ("isotonic_regression_increasing_axis0", "nn.isotonic_regression", [_n(7, 3)], {"decreasing": False, "axis": 0}),
+    ("isotonic_regression_ties", "raw_ops.IsotonicRegression", [],
+     {"input": np.array([[5, 5, 1, 1, 2, 2], [1, 3, 2, 4, 3.5, 0], [2, 2, 2, 3, 1, 1]], np.float32)}),
+    ("isotonic_regression_int", "nn.isotonic_regression", [np.array([[3, 1, 4, 1, 5, 9, 2, 6]], np.int32)], {}),
     # max pooling with argmax (nn_pool_argmax.py)
     ("max_pool_with_argmax", "nn.max_pool_with_argmax", [_n(2, 5, 6, 3)], {"ksize": 2, "strides": 2, "padding": "VALID"}),
     ("max_pool_with_argmax_same_batch", "nn.max_pool_with_argmax", [_n(2, 5, 6, 3)],

@@ -353,6 +353,15 @@ SPECS = [
       for v in ("", "V2", "V3")],
     *[S(f"tf.FusedBatchNormGrad{v}", [U((2, 2, 2, 3)), U((2, 2, 2, 3)), U((3,), 0.5, 1.5), BN_MEAN, BN_VAR]
         + ([K(lambda d: np.zeros(0, d))] if v == "V3" else []), BN_INFERENCE) for v in ("", "V2", "V3")],
+    S("tf.MaxPoolWithArgmax", [D((2, 4, 4, 2))], dict(ksize=(1, 2, 2, 1), strides=(1, 2, 2, 1), padding="VALID")),
+    S("tf.MaxPoolGradWithArgmax", [K(lambda d: np.zeros((1, 4, 4, 2), d)), U((1, 2, 2, 2)),
+                                   K(np.array([0, 3, 12, 9, 16, 23, 26, 31], np.int64).reshape(1, 2, 2, 2))],
+      dict(ksize=(1, 2, 2, 1), strides=(1, 2, 2, 1), padding="VALID")),
+    S("tf.Dilation2D", [D((1, 4, 4, 1)), U((2, 2, 1), 0.3, 0.38)], dict(strides=(1, 1, 1, 1), rates=(1, 1, 1, 1),
+                                                                    padding="SAME")),
+    S("tf.Dilation2D", [D((1, 5, 4, 2)), U((2, 2, 2), 0.3, 0.38)], dict(strides=(1, 2, 1, 1), rates=(1, 2, 1, 1),
+                                                                    padding="VALID"), id="Dilation2D-strided-rates"),
+    S("tf.IsotonicRegression", [U((2, 5))], lambda dtype: {"output_dtype": tt.as_dtype(dtype)}),  # (kernels: T -> T)
 ]
 
 # Differentiable ops whose operands are functions of a module: checked through their own tests.
@@ -392,7 +401,7 @@ def build(spec: Spec, dtype, seed: int = 0):
 
     def model(*xs):
         args = [xs[v] if kind == "input" else v for kind, v in slots]
-        outs = cls.bind(*args, **spec.attrs)
+        outs = cls.bind(*args, **(spec.attrs(dtype) if callable(spec.attrs) else spec.attrs))
         outs = outs if isinstance(outs, (list, tuple)) else [outs]
         total = None
         for k, out in enumerate(outs):
