@@ -29,31 +29,19 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 
 from tinytf.framework import tf_types
-from tinytf.ops.math import AddV2, Sub
 from tinytf.ops.resource import AssignVariableOp, ReadVariableOp
 from tinytf.ops.tf_device import ClusterFuncOp, ClusterOp, ReturnOp
+from tinytf.passes.decompose_resource_ops import decompose
 from tinytf.passes.symbols import is_private, op_name
 
-_UPDATES = {"tf.AssignSubVariableOp": Sub, "tf.AssignAddVariableOp": AddV2}
+_UPDATES = ("tf.AssignSubVariableOp", "tf.AssignAddVariableOp")
 _OUTSIDE = ("tf.VarHandleOp",)
 
 
 def decompose_updates(block: Block) -> None:
-    """``AssignSubVariableOp(r, d)`` -> ``AssignVariableOp(r, Sub(ReadVariableOp(r), d))`` (and Add)."""
-    for op in list(block.ops):
-        combine = _UPDATES.get(op_name(op))
-        if combine is None or len(op.operands) != 2 or op.results:
-            continue
-        resource, delta = op.operands
-        sub = tf_types.resource_subtype(resource.type)
-        value_type = sub if sub is not None else delta.type
-        read = ReadVariableOp.build(operands=[resource], result_types=[value_type])
-        new = combine.build(operands=[read.results[0], delta], result_types=[delta.type])
-        assign = AssignVariableOp.build(operands=[resource, new.results[0]], properties=AssignVariableOp.attrs_to_properties(
-            {"validate_shape": False}))
-        block.insert_ops_before([read, new, assign], op)
-        op.detach()
-        op.erase()
+    """``AssignSubVariableOp(r, d)`` -> ``AssignVariableOp(r, Sub(ReadVariableOp(r), d))`` (and Add), by
+    tf-device-decompose-resource-ops' rules."""
+    decompose([op for op in block.ops if op_name(op) in _UPDATES])
 
 
 def _touches(op: Operation, resource: SSAValue) -> bool:

@@ -78,6 +78,8 @@ def _result_type(name: str, operands) -> Attribute:
 
 def assign_update(combine: str):
     def rule(op, e: Emitter):
+        if len(op.operands) != 2:  # (a malformed op: left for the verifier to report)
+            return None
         resource, delta = op.operands
         e.assign(resource, e.op(combine, e.read(resource, delta), delta))
         return []
