@@ -111,7 +111,8 @@ Arith = Dialect("arith", [ArithConstantOp if op is arith.ConstantOp else _FLOAT_
 def dialects() -> list[Dialect]:
     """Every dialect tinytf knows, as xDSL ``Dialect`` objects: TensorFlow's, and the upstream MLIR
     dialects TensorFlow's IR mixes in (``arith.constant``, ``tensor.cast``, ``cf.br``, ``scf.if``)."""
-    return [Builtin, Func, Arith, Tensor, Cf, Scf, tf_dialect(), TFDevice, TFExecutor, TFType]
+    return [Builtin, Func, Arith, Tensor, Cf, Scf, tf_dialect(), TFDevice, TFExecutor, tf_saved_model.TFSavedModel,
+            TFType]
 
 
 def context() -> Context:

@@ -8,9 +8,9 @@
       "tf_saved_model.session_initializer"() {initializers = [@init]} : () -> ()
     }
 
-Its ops (``global_tensor``, ``session_initializer``, ``asset``) stay generic ops, printed as written
-(tinytf.saved_model.mlir_export writes them); ``verify_attributes`` gives them, the module, its functions
-and their argument and result attributes TensorFlow's checks, in its words and at its locations:
+Its ops (``global_tensor``, ``session_initializer``, ``asset``) print in generic form, as TensorFlow's do,
+and check themselves; ``verify_attributes`` gives the module, its functions and their argument and result
+attributes TensorFlow's checks, in its words and at its locations:
 exported functions public and the rest private, every argument an ``index_path`` (first) or a
 ``bound_input`` of a global tensor or asset of the matching type, exported names unique, one session
 initializer whose functions exist, are exported once and return nothing, no internal calls of an
@@ -27,8 +27,12 @@ from xdsl.dialects.builtin import (
     StringAttr,
     SymbolRefAttr,
     TensorType,
+    UnitAttr,
     UnrankedTensorType,
 )
+from xdsl.ir import Attribute, Dialect
+from xdsl.irdl import IRDLOperation, irdl_op_definition, opt_prop_def, prop_def
+from xdsl.utils.exceptions import VerifyException
 
 from tinytf.errors import InvalidArgumentError
 from tinytf.framework import tf_types
@@ -66,18 +70,13 @@ def get(op, key: str):
 
 
 def verify_attributes(op) -> None:
-    """TensorFlow's tf_saved_model checks of ``op``: its own ``tf_saved_model.*`` attributes (a module's
-    ``semantics`` checks the whole module), a function's argument and result attributes, and the
-    dialect's ops. Cheap for everything else."""
+    """TensorFlow's tf_saved_model dialect checks of ``op``: its own ``tf_saved_model.*`` attributes (a
+    module's ``semantics`` checks the whole module), a function's argument and result attributes. Cheap
+    for everything else. (The dialect's ops check themselves: their ``verify_``.)"""
     for key in [k for k in op.attributes if k.startswith(PREFIX)]:
         _check_op_attribute(op, key, op.attributes[key])
-    name = op_name(op)
-    if name == "func.func":
+    if op.name == "func.func":
         _check_function_attributes(op)
-    elif name == GLOBAL_TENSOR:
-        _check_global_tensor(op)
-    elif name == SESSION_INITIALIZER:
-        _check_session_initializer(op)
 
 
 # --- attributes on ops --------------------------------------------------------------------------
@@ -223,16 +222,65 @@ def _check_bound_input(func, arg_type, value) -> None:
 
 # --- the dialect's ops ----------------------------------------------------------------------------
 
-def _check_global_tensor(op) -> None:
-    type_, value = get(op, "type"), get(op, "value")
-    if value is not None and isinstance(type_, TensorType | UnrankedTensorType):
-        value_type = getattr(value, "type", None)
-        if not _compatible_tensor_types(type_, value_type):
-            fail(op, "'type' and 'value' attributes should have compatible tensor types")
-    if get(op, "is_mutable") is None:
-        shape = tf_types.shape_of(type_) if isinstance(type_, TensorType) else None
-        if shape is None or any(d is None for d in shape):
-            fail(op, f"'type' attribute for immutable '{GLOBAL_TENSOR}' should have a static shape")
+@irdl_op_definition
+class GlobalTensorOp(IRDLOperation):
+    """A variable (``is_mutable``) or a constant of the SavedModel; functions take it as a bound input.
+
+        "tf_saved_model.global_tensor"() <{is_mutable, sym_name = "v", type = tensor<2xf32>, value = dense<0.0> : tensor<2xf32>}> : () -> ()
+    """
+
+    name = GLOBAL_TENSOR
+    sym_name = prop_def(StringAttr)
+    type = prop_def(Attribute)
+    value = opt_prop_def(Attribute)
+    is_mutable = opt_prop_def(UnitAttr)
+
+    def verify_(self) -> None:
+        type_, value = self.type, self.value
+        if value is not None and isinstance(type_, TensorType | UnrankedTensorType):
+            if not _compatible_tensor_types(type_, getattr(value, "type", None)):
+                raise VerifyException("'type' and 'value' attributes should have compatible tensor types")
+        if self.is_mutable is None:
+            shape = tf_types.shape_of(type_) if isinstance(type_, TensorType) else None
+            if shape is None or any(d is None for d in shape):
+                raise VerifyException(f"'type' attribute for immutable '{GLOBAL_TENSOR}' should have a static shape")
+
+
+@irdl_op_definition
+class SessionInitializerOp(IRDLOperation):
+    """The functions a session runs once before serving (TF1's init and restore ops), each exported once
+    and returning nothing.  "tf_saved_model.session_initializer"() <{initializers = [@init]}> : () -> ()"""
+
+    name = SESSION_INITIALIZER
+    initializers = prop_def(ArrayAttr)
+
+    def verify_(self) -> None:
+        for name in _initializer_names(self):
+            func = _symbol(self.parent_op(), name)
+            if func is None or op_name(func) != "func.func":
+                raise VerifyException("the initializer function does not exist")
+            if func.function_type.outputs.data:
+                raise VerifyException("the initializer function should have no output")
+            exported = _exported_names(func)
+            if not exported:
+                raise VerifyException("the initializer function should be exported")
+            if len(exported) != 1:
+                raise VerifyException("the initializer function should have only one exported name")
+
+
+@irdl_op_definition
+class AssetOp(IRDLOperation):
+    """A file the SavedModel ships (``assets/``); functions take its path as a bound input.
+
+        "tf_saved_model.asset"() <{filename = "assets/vocab.txt", sym_name = "vocab"}> : () -> ()
+    """
+
+    name = ASSET
+    sym_name = prop_def(StringAttr)
+    filename = prop_def(StringAttr)
+
+
+TFSavedModel = Dialect("tf_saved_model", [GlobalTensorOp, SessionInitializerOp, AssetOp], [])
 
 
 def _compatible_tensor_types(a, b) -> bool:
@@ -253,21 +301,6 @@ def _initializer_names(op) -> list[str]:
 def _exported_names(op) -> list[str]:
     names = get(op, EXPORTED_NAMES)
     return [s.data for s in names.data if isinstance(s, StringAttr)] if isinstance(names, ArrayAttr) else []
-
-
-def _check_session_initializer(op) -> None:
-    prefix = f"'{SESSION_INITIALIZER}' op "
-    for name in _initializer_names(op):
-        func = _symbol(op.parent_op(), name)
-        if func is None or op_name(func) != "func.func":
-            fail(op, prefix + "the initializer function does not exist")
-        if func.function_type.outputs.data:
-            fail(op, prefix + "the initializer function should have no output")
-        exported = _exported_names(func)
-        if not exported:
-            fail(op, prefix + "the initializer function should be exported")
-        if len(exported) != 1:
-            fail(op, prefix + "the initializer function should have only one exported name")
 
 
 # --- the module -----------------------------------------------------------------------------------

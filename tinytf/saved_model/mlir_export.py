@@ -26,12 +26,12 @@ from xdsl.dialects.builtin import (
     StringAttr,
     SymbolRefAttr,
     UnitAttr,
-    UnregisteredOp,
     i64,
 )
 
 from tinytf.errors import FailedPreconditionError
 from tinytf.framework import attributes, tf_types
+from tinytf.ops.tf_saved_model import AssetOp, GlobalTensorOp, SessionInitializerOp
 from tinytf.saved_model import reader
 
 
@@ -43,7 +43,7 @@ def _global_tensor(sym: str, var, exported: list[str] | None):
     except FailedPreconditionError:  # never initialised: TensorFlow would refuse it; print it without value
         pass
     attrs = {"tf_saved_model.exported_names": ArrayAttr([StringAttr(n) for n in exported])} if exported else {}
-    return UnregisteredOp.with_name("tf_saved_model.global_tensor").create(properties=props, attributes=attrs)
+    return GlobalTensorOp.create(properties=props, attributes=attrs)
 
 
 def _index_path(key) -> ArrayAttr:
@@ -180,7 +180,7 @@ def signaturedefs_module(export_dir, tags=None) -> ModuleOp:
         ops, assets = [], []
         for i, (_, filename) in enumerate(session.assets):
             assets.append(f"__tf_saved_model_asset{i}_{filename}")
-            ops.append(UnregisteredOp.with_name("tf_saved_model.asset").create(properties={
+            ops.append(AssetOp.create(properties={
                 "filename": StringAttr(os.path.join(reader.ASSETS_DIR, filename)), "sym_name": StringAttr(assets[-1])}))
         lifted = session.importer.lifted[INIT_OP_SIGNATURE_KEY]
         for v in lifted:
@@ -189,7 +189,7 @@ def signaturedefs_module(export_dir, tags=None) -> ModuleOp:
                 ops.append(_global_tensor(symbols[v], session.variables[v], None))
         name = "__tf_saved_model_session_initializer_" + (session_init_name(meta_graph) or "init")
         _export(fn, [name], [], [(a, None) for a in assets] + [(symbols[v], session.variables[v]) for v in lifted], [])
-        ops.insert(0, UnregisteredOp.with_name("tf_saved_model.session_initializer").create(
+        ops.insert(0, SessionInitializerOp.create(
             properties={"initializers": ArrayAttr([SymbolRefAttr(INIT_OP_SIGNATURE_KEY)])}))
         _prepend(module, ops)
     _unexported_private(module)

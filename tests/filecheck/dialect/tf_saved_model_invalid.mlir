@@ -2,9 +2,10 @@
 // tf_saved_model.semantics stands for a SavedModel. Every expectation must be reported on its line.
 // RUN: tinytf-opt %s --split-input-file --verify-diagnostics | filecheck %s
 
-// A well-formed module prints back.
+// A well-formed module prints back; the dialect's ops keep their attributes as properties, as TF prints them.
 // CHECK-LABEL: module attributes {tf_saved_model.semantics}
-// CHECK: "tf_saved_model.global_tensor"
+// CHECK: "tf_saved_model.global_tensor"() <{is_mutable, sym_name = "w", type = tensor<2xf32>, value = dense<[1.000000e+00, 2.000000e+00]> : tensor<2xf32>}> : () -> ()
+// CHECK: "tf_saved_model.asset"() <{filename = "vocab.txt", sym_name = "vocab"}> : () -> ()
 // CHECK: func.func @serve
 // CHECK: func.func private @helper
 module attributes {tf_saved_model.semantics} {
