@@ -1,5 +1,6 @@
-"""Convolutions whose filter window outgrows the input (a 3x3 filter over VGG16's or ResNet50's last
-2x2 or 1x1 maps) lower to a convolution XLA:CPU runs fast, and give the numpy kernel's values.
+"""Convolutions lower to what XLA:CPU runs fast, and give the numpy kernel's values: a filter window
+that outgrows the input (a 3x3 filter over VGG16's or ResNet50's last 2x2 or 1x1 maps) and depthwise
+convolutions (shifted multiply-adds, not XLA's grouped convolution, 20-40x slower on the CPU).
 
 XLA's conv-operand-swapper turns such a convolution into one of the filter by the input, in a
 layout XLA:CPU runs as plain loops (a 2x2x512 by 3x3x512x512 one: about 200 ms instead of 1 ms);
@@ -27,6 +28,10 @@ CASES = {
     "explicit": ((1, 2, 2, 4), (3, 3, 4, 5), 1, "EXPLICIT", [0, 0, 2, 0, 1, 1, 0, 0], 1, "NHWC", False),
     "NCHW": ((2, 8, 2, 2), (3, 3, 8, 4), 1, "SAME", [], 1, "NCHW", False),
     "depthwise": ((2, 2, 2, 8), (3, 3, 8, 2), 1, "SAME", [], 1, "NHWC", True),
+    "depthwise 5x5": ((2, 7, 7, 6), (5, 5, 6, 1), 1, "SAME", [], 1, "NHWC", True),
+    "depthwise strided": ((2, 9, 8, 6), (3, 3, 6, 1), 2, "SAME", [], 1, "NHWC", True),
+    "depthwise dilated NCHW": ((1, 4, 7, 7), (3, 3, 4, 3), 1, "VALID", [], 2, "NCHW", True),
+    "depthwise explicit": ((1, 5, 5, 3), (3, 3, 3, 2), 1, "EXPLICIT", [0, 0, 1, 2, 0, 1, 0, 0], 1, "NHWC", True),
     "large input": ((1, 8, 8, 4), (3, 3, 4, 4), 1, "SAME", [], 1, "NHWC", False),
 }
 
@@ -53,8 +58,11 @@ def test_the_convolution_keeps_its_operands_and_its_values(name):
     win, x, w, fmt, depthwise = conv_case(name)
     jitted = jax.jit(lambda x, w: jax_conv(x, w, win, fmt, depthwise))
     compiled = jitted.lower(x, w).compile().as_text()
-    assert "convolution(" in compiled
-    assert "rhs_reversal" not in compiled
+    if depthwise:  # shifted multiply-adds, no grouped convolution
+        assert "convolution(" not in compiled
+    else:
+        assert "convolution(" in compiled
+        assert "rhs_reversal" not in compiled
     want = np_conv(x, w, win, fmt, depthwise)
     got = np.asarray(jitted(x, w))
     assert got.shape == want.shape
@@ -71,8 +79,9 @@ def test_without_the_padding_xla_would_swap_the_operands():
     assert "rhs_reversal" in plain.lower(x, w).compile().as_text()
 
 
-def test_gradients_through_the_padded_convolution_match_numpy():
-    """Conv2D's gradient ops lower through jax_conv's vjp: the barrier passes gradients through."""
+@pytest.mark.parametrize("name", ["vgg16 last block", "depthwise", "depthwise strided", "depthwise dilated NCHW"])
+def test_gradients_through_the_rewritten_convolutions_match_numpy(name):
+    """The gradient ops lower through jax_conv's vjp: through the barrier and the shifted multiply-adds."""
     from tinytf.ops.conv_kernels import (
         jax_conv_backprop_filter,
         jax_conv_backprop_input,
@@ -80,12 +89,20 @@ def test_gradients_through_the_padded_convolution_match_numpy():
         np_conv_backprop_input,
     )
 
-    win, x, w, fmt, _ = conv_case("vgg16 last block")
-    dy = np.random.default_rng(3).uniform(-1, 1, np_conv(x, w, win, fmt, False).shape).astype(np.float32)
-    dx = jax.jit(lambda w, dy: jax_conv_backprop_input(x.shape, w, dy, win, fmt, False))(w, dy)
-    dw = jax.jit(lambda x, dy: jax_conv_backprop_filter(x, w.shape, dy, win, fmt, False))(x, dy)
-    np.testing.assert_allclose(np.asarray(dx), np_conv_backprop_input(w, dy, win, fmt, False), rtol=1e-5, atol=1e-5)
-    np.testing.assert_allclose(np.asarray(dw), np_conv_backprop_filter(x, dy, win, fmt, False), rtol=1e-5, atol=1e-5)
+    win, x, w, fmt, dw_ = conv_case(name)
+    dy = np.random.default_rng(3).uniform(-1, 1, np_conv(x, w, win, fmt, dw_).shape).astype(np.float32)
+    dx = jax.jit(lambda w, dy: jax_conv_backprop_input(x.shape, w, dy, win, fmt, dw_))(w, dy)
+    dw = jax.jit(lambda x, dy: jax_conv_backprop_filter(x, w.shape, dy, win, fmt, dw_))(x, dy)
+    np.testing.assert_allclose(np.asarray(dx), np_conv_backprop_input(w, dy, win, fmt, dw_), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(np.asarray(dw), np_conv_backprop_filter(x, dy, win, fmt, dw_), rtol=1e-5, atol=1e-5)
+
+
+def test_a_half_precision_depthwise_convolution_accumulates_in_float32():
+    win, x, w, fmt, _ = conv_case("depthwise 5x5")
+    got = jax.jit(lambda x, w: jax_conv(x, w, win, fmt, True))(x.astype(np.float16), w.astype(np.float16))
+    assert got.dtype == np.float16
+    want = np_conv(x.astype(np.float16).astype(np.float32), w.astype(np.float16).astype(np.float32), win, fmt, True)
+    np.testing.assert_allclose(np.asarray(got, np.float32), want, rtol=1e-3, atol=1e-3)
 
 
 def test_a_tf_conv2d_module_runs_the_same_on_both_backends():

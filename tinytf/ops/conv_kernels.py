@@ -140,6 +140,9 @@ def np_conv_backprop_filter(x, dy, win: Window, data_format, depthwise):
 def jax_conv(x, w, win: Window, data_format, depthwise):
     from jax import lax
 
+    w = _hwio(w, depthwise)
+    if win.groups > 1 and w.shape[2] == 1:  # one group per input channel: a depthwise convolution
+        return _jax_depthwise_conv(x, w, win, data_format)
     pads = list(win.pads)
     if win.groups == 1 and _kernel_outgrows_input(x.shape, win, data_format):
         # XLA's conv-operand-swapper turns such a convolution (a 3x3 filter over VGG's or ResNet's last
@@ -153,9 +156,40 @@ def jax_conv(x, w, win: Window, data_format, depthwise):
         x = lax.optimization_barrier(lax.pad(x, np.zeros((), x.dtype), widths))
         pads = [(0, 0)] * len(pads)
     return lax.conv_general_dilated(
-        x, _hwio(w, depthwise), window_strides=win.strides, padding=pads, rhs_dilation=win.dilations,
+        x, w, window_strides=win.strides, padding=pads, rhs_dilation=win.dilations,
         dimension_numbers=(data_format, "HWIO", data_format), feature_group_count=win.groups,
         precision=lax.Precision.HIGHEST)
+
+
+def _jax_depthwise_conv(x, w, win: Window, data_format):
+    """A depthwise convolution as KH * KW shifted multiply-adds, which XLA fuses into one loop over the
+    output, as the numpy kernel computes it: XLA:CPU runs a grouped convolution 20-40x slower (an
+    EfficientNet 3x3 one over 2x16x16x96: 1.3 ms against 0.05 ms). ``w`` is [H, W, 1, C * M]."""
+    import jax.numpy as jnp
+    from jax import lax
+
+    dtype = x.dtype
+    if jnp.issubdtype(dtype, jnp.floating) and dtype.itemsize < 4:  # (accumulate halves in float32)
+        x, w = x.astype(jnp.float32), w.astype(jnp.float32)
+    if data_format == "NCHW":
+        x = jnp.transpose(x, (0, 2, 3, 1))
+    kh, kw, _, channels = w.shape
+    if channels != x.shape[3]:  # a channel multiplier M: output channel c * M + m reads input channel c
+        x = jnp.repeat(x, channels // x.shape[3], axis=3)
+    (top, bottom), (left, right) = win.pads
+    x = lax.pad(x, np.zeros((), x.dtype), [(0, 0, 0), (top, bottom, 0), (left, right, 0), (0, 0, 0)])
+    (sh, sw), (dh, dw) = win.strides, win.dilations
+    oh, ow = (x.shape[1] - (kh - 1) * dh - 1) // sh + 1, (x.shape[2] - (kw - 1) * dw - 1) // sw + 1
+    out = None
+    for i in range(kh):
+        for j in range(kw):
+            window = lax.slice(x, (0, i * dh, j * dw, 0), (x.shape[0], i * dh + (oh - 1) * sh + 1,
+                                                          j * dw + (ow - 1) * sw + 1, channels), (1, sh, sw, 1))
+            term = window * w[i, j, 0]
+            out = term if out is None else out + term
+    if data_format == "NCHW":
+        out = jnp.transpose(out, (0, 3, 1, 2))
+    return out.astype(dtype)
 
 
 def _kernel_outgrows_input(shape, win: Window, data_format) -> bool:
