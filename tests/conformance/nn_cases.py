@@ -166,6 +166,9 @@ CASES = [
     ("isotonic_regression_ties", "raw_ops.IsotonicRegression", [],
      {"input": np.array([[5, 5, 1, 1, 2, 2], [1, 3, 2, 4, 3.5, 0], [2, 2, 2, 3, 1, 1]], np.float32)}),
     ("isotonic_regression_int", "nn.isotonic_regression", [np.array([[3, 1, 4, 1, 5, 9, 2, 6]], np.int32)], {}),
+    # candidate sampling (nn_candidate_sampling.py)
+    ("compute_accidental_hits", "nn.compute_accidental_hits",
+     [np.array([[1, 4], [7, 2], [3, 3], [9, 0]], np.int64), np.array([4, 3, 8, 7, 4, 0], np.int64)], {"num_true": 2}),
     # max pooling with argmax (nn_pool_argmax.py)
     ("max_pool_with_argmax", "nn.max_pool_with_argmax", [_n(2, 5, 6, 3)], {"ksize": 2, "strides": 2, "padding": "VALID"}),
     ("max_pool_with_argmax_same_batch", "nn.max_pool_with_argmax", [_n(2, 5, 6, 3)],
