@@ -122,6 +122,11 @@ def main() -> None:
             loss = tf.reduce_sum(y * cases.weights_for(y.shape))
         out[f"grad_boxes/{name}"] = tape.gradient(loss, b).numpy()
     out.update(codec_cases(tf, cases))
+    tf.random.set_seed(3)  # the stateful random crop: two calls of one op, its stream continuing
+    for call in range(2):
+        crop = tf.image.sample_distorted_bounding_box([480, 640, 3], cases.SDBB_BOXES, seed=7, min_object_covered=0.2)
+        for i, value in enumerate(crop):
+            out[f"sample_distorted_bounding_box/{call}/{i}"] = value.numpy()
     out["__meta__"] = np.asarray(json.dumps({"tensorflow": tf.__version__}))
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(args.out, **out)

@@ -151,13 +151,13 @@ for centered in (True, False):
         offsets = _OFFSETS if normalized else _OFFSETS * np.float32([6, 8]) + np.float32([1, 2])
         CASES[f"extract_glimpse_{int(centered)}{int(normalized)}"] = ("image.extract_glimpse", (IMG, [3, 4], offsets), {
             "centered": centered, "normalized": normalized, "noise": "zero"})
-_SDBB_BOXES = np.float32([[[0.1, 0.2, 0.5, 0.7], [0.3, 0.05, 0.9, 0.4]]])
+SDBB_BOXES = np.float32([[[0.1, 0.2, 0.5, 0.7], [0.3, 0.05, 0.9, 0.4]]])
 for k, (size, cover, aspect, area) in enumerate([([480, 640, 3], 0.1, None, None), ([300, 200, 3], 0.5, None, None),
                                                  ([57, 91, 1], 0.3, (0.5, 2.0), (0.1, 0.8)),
                                                  ([1000, 1000, 3], 0.9, (0.9, 1.1), (0.5, 1.0))]):
     for seed in ((1, 2), (7, 11), (-3, 123456789)):
         CASES[f"stateless_sample_distorted_bounding_box_{k}_{seed[0]}"] = (
-            "image.stateless_sample_distorted_bounding_box", (np.int32(size), _SDBB_BOXES, np.int64(seed)),
+            "image.stateless_sample_distorted_bounding_box", (np.int32(size), SDBB_BOXES, np.int64(seed)),
             {"min_object_covered": cover, "aspect_ratio_range": aspect, "area_range": area})
 CASES["stateless_sample_distorted_bounding_box_whole_image"] = (
     "image.stateless_sample_distorted_bounding_box", (np.int32([64, 48, 3]), np.zeros((1, 0, 4), np.float32),

@@ -137,3 +137,11 @@ def test_glimpse_noise_fills_only_outside_within_the_images_range(noise):
     with pytest.raises(UnimplementedError, match="XLA"):
         tt.function(lambda x: tt.image.extract_glimpse(x, size, offsets, noise=noise), jit_compile=True)(
             tt.constant(images))
+
+
+def test_stateful_random_crop_follows_tensorflows_stream():
+    tt.random.set_seed(3)  # as TensorFlow: the op seed 7 under global seed 3, the stream going on between calls
+    for call in range(2):
+        crop = tt.image.sample_distorted_bounding_box([480, 640, 3], cases.SDBB_BOXES, seed=7, min_object_covered=0.2)
+        for i, value in enumerate(crop):
+            np.testing.assert_array_equal(value.numpy(), RECORDED[f"sample_distorted_bounding_box/{call}/{i}"])
