@@ -174,6 +174,12 @@ def math_cases(tf):
             y = fn(x)
             loss = tf.reduce_sum(y * tf.reshape(tf.constant(v["g"].reshape(-1)[:int(tf.size(y))]), tf.shape(y)))
         out[f"grad_{name}"] = tape.gradient(loss, x)
+    alpha = tf.constant([0.4, 1.0, 3.0], tf.float64)   # tf.random.stateless_gamma's gradient in alpha
+    with tf.GradientTape() as tape:
+        tape.watch(alpha)
+        sample = tf.random.stateless_gamma([5, 3], seed=[4, 2], alpha=alpha, dtype=tf.float64)
+        loss = tf.reduce_sum(sample * np.linspace(-1.0, 2.0, 15).reshape(5, 3))
+    out["stateless_gamma"], out["grad_stateless_gamma"] = sample, tape.gradient(loss, alpha)
     return out
 
 

@@ -193,6 +193,26 @@ def raw_v2_key_counter(m, compile):
     return _np(f(m.constant([12345], m.uint64), m.constant([7, 2**63 + 99], m.uint64)))
 
 
+@case("stateless")
+def gamma_f32_alphas(m, compile):
+    # alpha < 1 (boosted), = 1 (exponential), > 1 (Marsaglia-Tsang)
+    f = compile(lambda seed: m.random.stateless_gamma([50, 3], seed=seed, alpha=[0.3, 1.0, 4.5]))
+    return _np([f(m.constant([1, 2]))])
+
+
+@case("stateless")
+def gamma_f64_beta_broadcast(m, compile):
+    f = compile(lambda seed: m.random.stateless_gamma([20, 2, 2], seed=seed, alpha=np.array([[0.9], [2.5]]),
+                                                      beta=np.array([1.5, 0.5]), dtype=m.float64))
+    return _np([f(m.constant([7, -3]))])
+
+
+@case("stateless")
+def gamma_f16_small_alpha(m, compile):
+    f = compile(lambda seed: m.random.stateless_gamma([9], seed=seed, alpha=0.05, dtype=m.float16))
+    return _np([f(m.constant([11, 12]))])
+
+
 # --- eager: stateful ops and TensorFlow's seed rules ------------------------------------------------
 
 @case("eager")

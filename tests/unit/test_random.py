@@ -41,6 +41,12 @@ COMPILE = {"eager": lambda f: f, "graph": tt.function, "xla": lambda f: tt.funct
 # with one rounding. (name: the raw draw, scale, shift)
 XLA_FUSED = {"uniform_range_f32": (lambda: tt.random.stateless_uniform([6], seed=[5, 6]), 5.0, -2.0),
              "normal_mean_stddev": (lambda: tt.random.stateless_normal([4, 2], seed=[3, 1]), 3.0, 2.0)}
+# XLA's simplifier turns a division by a constant into a multiplication by its reciprocal: stateless_gamma's
+# rnd / beta. The raw draw under XLA is TensorFlow's to the bit (raw / beta gives TensorFlow's values), and the
+# result is raw · (1 / beta). (name: the raw draw under XLA, beta)
+XLA_RECIPROCAL = {"gamma_f64_beta_broadcast": (lambda: tt.function(lambda seed: tt.random.stateless_gamma(
+    [20, 2, 2], seed=seed, alpha=np.array([[0.9, 0.9], [2.5, 2.5]]), dtype=tt.float64), jit_compile=True)(
+    tt.constant([7, -3])), np.array([1.5, 0.5]))}
 PARAMS = [(name, mode) for name, (kind, _) in CASES.items() for mode in MODES[kind]]
 
 
@@ -87,6 +93,12 @@ def test_values_are_tensorflows_bit_for_bit(name, mode, reference):
             fused = (raw().numpy().astype(np.float64) * scale + shift).astype(np.float32)  # exact in float64
             np.testing.assert_array_equal(bits(got), bits(fused), err_msg=key)
             np.testing.assert_allclose(got, want.view(got.dtype), rtol=1e-6, atol=1e-6, err_msg=key)
+            continue
+        if mode == "xla" and name in XLA_RECIPROCAL:
+            raw_fn, beta = XLA_RECIPROCAL[name]
+            raw = raw_fn().numpy()
+            np.testing.assert_array_equal(bits(np.maximum(raw / beta, np.finfo(raw.dtype).tiny)), want, err_msg=key)
+            np.testing.assert_array_equal(bits(got), bits(raw * (1 / beta)), err_msg=key)
             continue
         np.testing.assert_array_equal(bits(got), want, err_msg=key)
 
@@ -280,6 +292,7 @@ def test_random_ops_are_not_differentiable():
     names = [n for n in REGISTRY if "Random" in n or n in ("tf.TruncatedNormal", "tf.Multinomial",
                                                             "tf.StatelessMultinomial", "tf.StatelessTruncatedNormal",
                                                             "tf.StatelessTruncatedNormalV2", "tf.RngReadAndSkip")]
+    names = [n for n in names if n != "tf.StatelessRandomGammaV3"]   # TensorFlow differentiates it in alpha
     assert len(names) >= 20
     for name in names:
         assert has_trait(REGISTRY[name], NotDifferentiable), name
@@ -353,3 +366,20 @@ def test_empty_outputs():
     assert tt.random.uniform([0], minval=3, maxval=1, dtype=tt.int32).shape == (0,)  # TensorFlow skips the check
     assert tt.random.stateless_categorical([[0.0, 1.0]], 0, seed=[1, 2]).shape == (1, 0)
     np.testing.assert_array_equal(tt.random.shuffle(tt.constant([[1.0, 2.0]])).numpy(), [[1.0, 2.0]])
+
+def test_stateless_gamma_gradient_in_alpha_is_tensorflows():
+    """The implicit reparameterisation gradient, against TensorFlow's (tests/fixtures/math/tf_math.npz)."""
+    tf_values = np.load(FIXTURE.parents[1] / "math" / "tf_math.npz")
+    weights = np.linspace(-1.0, 2.0, 15).reshape(5, 3)
+
+    def grad(alpha):
+        with tt.GradientTape() as tape:
+            tape.watch(alpha)
+            sample = tt.random.stateless_gamma([5, 3], seed=[4, 2], alpha=alpha, dtype=tt.float64)
+            loss = tt.reduce_sum(sample * weights)
+        return sample, tape.gradient(loss, alpha)
+
+    for mode in (grad, tt.function(grad)):
+        sample, g = mode(tt.constant([0.4, 1.0, 3.0], tt.float64))
+        np.testing.assert_array_equal(sample.numpy(), tf_values["stateless_gamma"])
+        np.testing.assert_allclose(g.numpy(), tf_values["grad_stateless_gamma"], rtol=1e-10)

@@ -14,8 +14,9 @@ import numpy as np
 import tinytf.dtypes as dtypes
 from tinytf.errors import InvalidArgumentError
 from tinytf.ops.array import constant
+from tinytf.ops.division import divide
 from tinytf.ops.joining import stack
-from tinytf.ops.math import add, multiply, subtract
+from tinytf.ops.math import add, maximum, multiply, subtract
 from tinytf.ops.operands import index_operand
 from tinytf.ops.random import (
     ALG_AUTO_SELECT,
@@ -102,6 +103,23 @@ def stateless_categorical(logits, num_samples, seed, dtype=dtypes.int64, name=No
         logits = constant(logits, dtypes.float32)
     return StatelessMultinomial.bind(logits, np.int32(num_samples) if isinstance(num_samples, int) else num_samples,
                                      _seed_operand(seed), output_dtype=dtype)
+
+
+def stateless_gamma(shape, seed, alpha, beta=None, dtype=dtypes.float32, name=None):
+    """Gamma(alpha, beta) samples (beta the rate), ``shape`` ending with the broadcast shape of alpha and beta:
+    tf.StatelessRandomGammaV3 divided by beta, kept at least the dtype's tiny.
+    tt.random.stateless_gamma([10, 2], seed=[1, 2], alpha=[0.5, 1.5])"""
+    from tinytf.ops.random_gamma import GAMMA_DTYPES, StatelessRandomGammaV3
+    from tinytf.ops.shape import broadcast_to
+
+    dtype = check_dtype("stateless_gamma", dtype, GAMMA_DTYPES)
+    alpha = alpha if hasattr(alpha, "dtype") else constant(alpha, dtype)
+    beta = beta if hasattr(beta, "dtype") else constant(1 if beta is None else beta, dtype)
+    target = np.broadcast_shapes(tuple(alpha.shape), tuple(beta.shape))
+    key, counter = key_counter(seed)
+    rnd = StatelessRandomGammaV3.bind(_shape_operand(shape), key, counter, np.int32(ALG_AUTO_SELECT),
+                                      broadcast_to(alpha, list(target)))
+    return maximum(constant(np.finfo(dtype.np).tiny, dtype), divide(rnd, beta))
 
 
 def algorithm_id(alg) -> int:
