@@ -27,8 +27,8 @@ from xdsl.passes import ModulePass
 
 from tinytf.ops.tf_device import ClusterOp
 from tinytf.passes.canonicalize import unique_constants
-from tinytf.passes.resource_decompositions import RULES, Emitter
-from tinytf.passes.symbols import functions, op_name, symbol_users
+from tinytf.passes.resource_decompositions import RULES, Emitter, arity_problem
+from tinytf.passes.symbols import functions, invalid, op_name, symbol_users
 
 MAX_ROUNDS = 8  # a rule's output has no composite resource op in it: one round decomposes everything
 
@@ -37,9 +37,13 @@ def decompose(ops: list[Operation]) -> bool:
     """Apply the rules to ``ops``; whether any op was replaced."""
     changed = False
     for op in ops:
-        rule = RULES.get(op_name(op))
+        name = op_name(op)
+        rule = RULES.get(name)
         if rule is None or op.parent_block() is None:
             continue
+        problem = arity_problem(op, name)
+        if problem is not None:
+            raise invalid(op, problem)
         values = rule(op, Emitter(op))
         if values is None:
             continue

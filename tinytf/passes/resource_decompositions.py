@@ -78,8 +78,6 @@ def _result_type(name: str, operands) -> Attribute:
 
 def assign_update(combine: str):
     def rule(op, e: Emitter):
-        if len(op.operands) != 2:  # (a malformed op: left for the verifier to report)
-            return None
         resource, delta = op.operands
         e.assign(resource, e.op(combine, e.read(resource, delta), delta))
         return []
@@ -294,6 +292,23 @@ def rng_read_and_skip(op, e: Emitter):
 
 def _carried(op: Operation) -> dict:
     return {k: v for k, v in op.attributes.items() if k.startswith("_") or k == "device"}
+
+
+# Operand counts of TensorFlow's definitions (CollectiveReduceV2: at least 4, its ordering tokens after them).
+ARITY = {"tf.AssignAddVariableOp": 2, "tf.AssignSubVariableOp": 2, "tf.ResourceApplyGradientDescent": 3,
+         "tf.ResourceApplyMomentum": 5, "tf.ResourceApplyKerasMomentum": 5, "tf.ResourceApplyAdagrad": 4,
+         "tf.ResourceApplyAdagradV2": 5, "tf.ResourceApplyAdam": 10, "tf.ResourceApplyRMSProp": 8,
+         "tf.ResourceApplyCenteredRMSProp": 9, "tf.ResourceApplyProximalAdagrad": 6, "tf.ResourceApplyFtrl": 8,
+         "tf.ResourceApplyFtrlV2": 9, "tf.ResourceGather": 2, "tf.ResourceScatterAdd": 3,
+         "tf.ResourceScatterUpdate": 3, "tf.VariableShape": 1, "tf.CollectiveReduceV2": 4, "tf.RngReadAndSkip": 3}
+
+
+def arity_problem(op: Operation, name: str) -> str | None:
+    """TensorFlow's operand-count rule for ``op``, broken: the message; else None."""
+    want, got = ARITY[name], len(op.operands)
+    if got == want or (name == "tf.CollectiveReduceV2" and got > want):
+        return None
+    return f"expects {'at least ' if name == 'tf.CollectiveReduceV2' else ''}{want} operands, got {got}"
 
 
 RULES: dict[str, Callable] = {

@@ -15,6 +15,14 @@ CASES = {
   %0 = "tf.PartitionedCall"(%x) <{config = "", config_proto = "", executor_type = "", f = @missing}> : (tensor<f32>) -> tensor<f32>
   func.return %0 : tensor<f32>
 }"""),
+    # A composite resource op with the wrong operand count is refused by name, not half decomposed.
+    # CHECK-LABEL: decompose_wrong_arity tf-device-decompose-resource-ops
+    # CHECK-NEXT:  rc=1 lines=1
+    # CHECK-NEXT:  DIR/decompose_wrong_arity.mlir:2:3: 'tf.ResourceApplyRMSProp' op expects 8 operands, got 2
+    "decompose_wrong_arity": ("tf-device-decompose-resource-ops", f"""func.func @main(%v: {RES}, %a: tensor<f32>) {{
+  "tf.ResourceApplyRMSProp"(%v, %a) : ({RES}, tensor<f32>) -> ()
+  func.return
+}}"""),
     # CHECK-LABEL: missing_call_in_shape_inference tf-shape-inference
     # CHECK-NEXT:  rc=1 lines=1
     # CHECK-NEXT:  DIR/missing_call_in_shape_inference.mlir:2:3: 'tf.StatefulPartitionedCall' op 'f' attribute refers to an undefined function: @gone
