@@ -22,6 +22,7 @@ func.func @replicate_group_size(%a: tensor<*xf32>) {
 
 // -----
 
+// expected-note@+1 {{prior use here}}
 func.func @replicate_operand_type(%a: tensor<*xi32>) {
   // expected-error@+1 {{use of value '%a' expects different type than prior uses: 'tensor<*xf32>' vs 'tensor<*xi32>'}}
   tf_device.replicate([%a, %a] as %ri: tensor<*xf32>) {n = 2 : i32} {
