@@ -83,7 +83,13 @@ def adapt_parse_print(result, text, quick) -> list[Row]:
         return []
     return [Row("parse_print", f"parse + print, {result['ops']:,}-op TF function", "s", result["tinytf_s"],
                 others={"xDSL": result["xdsl_s"]}, reference="xDSL", target="<= 1.3x plain xDSL",
-                target_ratio=1.3, note="xDSL parses the same text generically and prints it with its own printer")]
+                target_ratio=1.3, note="xDSL parses the same text generically and prints it with its own printer"),
+            *[Row("parse_print", f"parse + verify, {label} (CPU time)", "s", result[key], target="<= 1 s per 10,000 ops",
+                  met=result[key] <= ops / 10_000, note=f"{ops / result[key]:,.0f} ops/s; goal >= 10,000 ops/s")
+              for label, key, ops in ((f"{result['ops']:,}-op TF function", "parse_verify_cpu_s", result["ops"]),
+                                      (f"NASNetMobile, {result.get('nasnet_ops', 0):,} ops", "nasnet_parse_verify_cpu_s",
+                                       result.get("nasnet_ops", 0)))
+              if result.get(key)]]
 
 
 def adapt_passes(result, text, quick) -> list[Row]:
