@@ -169,6 +169,8 @@ CASES = [
     # candidate sampling (nn_candidate_sampling.py)
     ("compute_accidental_hits", "nn.compute_accidental_hits",
      [np.array([[1, 4], [7, 2], [3, 3], [9, 0]], np.int64), np.array([4, 3, 8, 7, 4, 0], np.int64)], {"num_true": 2}),
+    ("all_candidate_sampler", "nn.all_candidate_sampler", [np.array([[1, 4], [3, 2], [0, 0]], np.int64)],
+     {"num_true": 2, "num_sampled": 6, "unique": True, "seed": 3}),
     # max pooling with argmax (nn_pool_argmax.py)
     ("max_pool_with_argmax", "nn.max_pool_with_argmax", [_n(2, 5, 6, 3)], {"ksize": 2, "strides": 2, "padding": "VALID"}),
     ("max_pool_with_argmax_same_batch", "nn.max_pool_with_argmax", [_n(2, 5, 6, 3)],

@@ -1,4 +1,5 @@
-"""Candidate sampling's bookkeeping: the ComputeAccidentalHits op and tf.nn.compute_accidental_hits.
+"""Candidate sampling without randomness: the ComputeAccidentalHits and AllCandidateSampler ops, and
+tf.nn.compute_accidental_hits and tf.nn.all_candidate_sampler.
 
     %i, %ids, %w = "tf.ComputeAccidentalHits"(%true, %sampled) <{num_true = 2 : i64, seed = 0 : i64, seed2 = 0 : i64}>
                      : (tensor<3x2xi64>, tensor<5xi64>) -> (tensor<?xi32>, tensor<?xi64>, tensor<?xf32>)
@@ -7,7 +8,8 @@ For each row i and each of its true classes that is also a sampled candidate, on
 candidate's position in ``sampled_candidates`` (its last one when it repeats), -FLT_MAX), rows in order,
 true classes in order within a row, as TensorFlow's kernel lists them. Sampled softmax adds the weights
 to the sampled logits so a sampled true class is not counted as a negative. The number of hits depends
-on the values: under XLA the operands must be constants.
+on the values: under XLA the operands must be constants. AllCandidateSampler "samples" every class
+0 .. num_sampled - 1, each expected once.
 """
 from __future__ import annotations
 
@@ -23,8 +25,8 @@ from tinytf.framework.tensor_spec import TensorSpec
 from tinytf.ops.base import fmt_shape
 from tinytf.ops.tensor_inputs import as_tensor
 
-__all__ = ["compute_accidental_hits"]
-__namespaces__ = {"compute_accidental_hits": ("nn",)}
+__all__ = ["compute_accidental_hits", "all_candidate_sampler"]
+__namespaces__ = {"compute_accidental_hits": ("nn",), "all_candidate_sampler": ("nn",)}
 
 
 @register
@@ -76,3 +78,56 @@ def compute_accidental_hits(true_classes, sampled_candidates, num_true, seed=Non
     return tuple(ComputeAccidentalHits.bind(as_tensor(true_classes, dtype=dtypes.int64),
                                             as_tensor(sampled_candidates, dtype=dtypes.int64),
                                             num_true=int(num_true), seed=0 if seed is None else int(seed), seed2=0))
+
+
+@register
+class AllCandidateSampler(Op):
+    """Every class in [0, num_sampled) as the sampled candidates, with expected counts of 1."""
+
+    name = "tf.AllCandidateSampler"
+    true_classes = operand_def()
+    sampled_candidates = result_def()
+    true_expected_count = result_def()
+    sampled_expected_count = result_def()
+    num_true = attr(kind="int")
+    num_sampled = attr(kind="int")
+    unique = attr(kind="bool")
+    seed = attr(0)
+    seed2 = attr(0)
+    traits = traits_def(Pure(), NotDifferentiable())
+
+    @classmethod
+    def check(cls, shape, dtype, num_true, num_sampled):
+        if dtype is not dtypes.int64:
+            raise InvalidArgumentError(f"{cls.name}: true_classes must be int64, got {dtype.name}", cls.name)
+        if num_true < 1 or num_sampled < 1:
+            raise InvalidArgumentError(f"{cls.name}: num_true {num_true} and num_sampled {num_sampled} must be >= 1",
+                                       cls.name)
+        if shape is not None and (len(shape) != 2 or shape[1] not in (None, num_true)):
+            raise InvalidArgumentError(f"{cls.name}: true_classes must be [batch, num_true={num_true}], got "
+                                       f"{fmt_shape(shape)}", cls.name)
+
+    @classmethod
+    def infer(cls, true_classes, *, num_true, num_sampled, unique, seed=0, seed2=0):
+        cls.check(true_classes.shape, true_classes.dtype, num_true, num_sampled)
+        batch = None if true_classes.shape is None else true_classes.shape[0]
+        return [TensorSpec((num_sampled,), dtypes.int64), TensorSpec((batch, num_true), dtypes.float32),
+                TensorSpec((num_sampled,), dtypes.float32)]
+
+    @classmethod
+    def compute(cls, xp, true_classes, *, num_true, num_sampled, unique, seed=0, seed2=0):
+        cls.check(true_classes.shape, dtypes.as_dtype(true_classes.dtype), num_true, num_sampled)
+        outside = (true_classes < 0) | (true_classes >= num_sampled)
+        if xp is np and outside.any():  # (TensorFlow checks every true class; XLA cannot raise on values)
+            bad = int(true_classes[outside][0])
+            raise InvalidArgumentError(f"{cls.name}: true_candidate out of range [0, {num_sampled}), received {bad}",
+                                       cls.name)
+        return (xp.arange(num_sampled, dtype=np.int64), xp.ones(true_classes.shape, np.float32),
+                xp.ones((num_sampled,), np.float32))
+
+
+def all_candidate_sampler(true_classes, num_true, num_sampled, unique, seed=None, name=None):
+    """(the classes 0 .. num_sampled - 1, true classes' expected counts (1), sampled ones' (1))."""
+    return tuple(AllCandidateSampler.bind(as_tensor(true_classes, dtype=dtypes.int64), num_true=int(num_true),
+                                          num_sampled=int(num_sampled), unique=bool(unique),
+                                          seed=0 if seed is None else int(seed), seed2=0))
