@@ -127,6 +127,10 @@ CASES["non_max_suppression_with_scores_soft"] = ("image.non_max_suppression_with
                                                  (NMS_BOXES, NMS_SCORES, 12, 0.6, 0.05, 0.5), {})
 CASES["non_max_suppression_padded"] = ("image.non_max_suppression_padded", (NMS_BOXES, NMS_SCORES, 12, 0.4, 0.2),
                                        {"pad_to_max_output_size": True})
+CASES["non_max_suppression_padded_batched"] = ("image.non_max_suppression_padded", (
+    np.stack([NMS_BOXES, NMS_BOXES[::-1], NMS_BOXES * 0.8]).reshape(3, 1, 30, 4),
+    np.stack([NMS_SCORES, NMS_SCORES, NMS_SCORES[::-1]]).reshape(3, 1, 30), 7, 0.45, 0.1),
+    {"pad_to_max_output_size": True})
 _OVERLAPS = _rng(16).uniform(0, 1, (12, 12)).astype(np.float32)
 CASES["non_max_suppression_overlaps"] = ("image.non_max_suppression_overlaps",
                                          ((_OVERLAPS + _OVERLAPS.T) / 2, NMS_SCORES[:12], 6, 0.6, 0.1), {})

@@ -151,18 +151,31 @@ def non_max_suppression_padded(boxes, scores, max_output_size, iou_threshold=0.5
                                pad_to_max_output_size=False, name=None, sorted_input=False,
                                canonicalized_coordinates=False, tile_size=512):
     """(indices, number valid): the greedy selection zero-padded to max_output_size (then cut to the valid ones
-    unless pad_to_max_output_size). One image's boxes [num_boxes, 4]; batches are not built yet."""
-    boxes = _f32(boxes)
-    if boxes.shape is None or len(boxes.shape) != 2:
-        raise UnimplementedError(f"tt.image.non_max_suppression_padded: boxes [num_boxes, 4] only (batched boxes are "
-                                 f"not built yet), got {fmt_shape(boxes.shape)}", NonMaxSuppressionV4.name)
-    indices, valid = NonMaxSuppressionV4.bind(boxes, _f32(scores), _int(max_output_size), _f32(iou_threshold),
-                                              _f32(score_threshold), pad_to_max_output_size=True)
-    if not pad_to_max_output_size:
-        from tinytf.ops.op_functions import ops
+    unless pad_to_max_output_size). Boxes [..., num_boxes, 4] with static batch dims: each batch alone."""
+    from tinytf.ops.op_functions import ops
 
-        indices = ops.slice(indices, [0], ops.reshape(valid, [1]))
-    return indices, valid
+    boxes, scores = _f32(boxes), _f32(scores)
+    dims = None if boxes.shape is None else tuple(boxes.shape)
+    if dims is None or len(dims) < 2 or any(d is None for d in dims[:-2]):
+        raise UnimplementedError(f"tt.image.non_max_suppression_padded: boxes [..., num_boxes, 4] with known batch "
+                                 f"dims, got {fmt_shape(dims)}", NonMaxSuppressionV4.name)
+    if len(dims) == 2:
+        indices, valid = NonMaxSuppressionV4.bind(boxes, scores, _int(max_output_size), _f32(iou_threshold),
+                                                  _f32(score_threshold), pad_to_max_output_size=True)
+        if not pad_to_max_output_size:
+            indices = ops.slice(indices, [0], ops.reshape(valid, [1]))
+        return indices, valid
+    if not pad_to_max_output_size:
+        raise InvalidArgumentError(f"tt.image.non_max_suppression_padded: 'pad_to_max_output_size' (value False) must "
+                                   f"be True for batched input, got boxes {fmt_shape(dims)}", NonMaxSuppressionV4.name)
+    batch = int(np.prod(dims[:-2]))
+    flat_boxes, flat_scores = ops.reshape(boxes, [batch, -1, 4]), ops.reshape(scores, [batch, -1])
+    picked = [NonMaxSuppressionV4.bind(ops.gather(flat_boxes, b), ops.gather(flat_scores, b), _int(max_output_size),
+                                       _f32(iou_threshold), _f32(score_threshold), pad_to_max_output_size=True)
+              for b in range(batch)]
+    indices = ops.stack([i for i, _ in picked])
+    valid = ops.stack([v for _, v in picked])
+    return ops.reshape(indices, [*dims[:-2], -1]), ops.reshape(valid, list(dims[:-2]))
 
 
 def non_max_suppression_overlaps(overlaps, scores, max_output_size, overlap_threshold=0.5,
