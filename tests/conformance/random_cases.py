@@ -213,6 +213,22 @@ def gamma_f16_small_alpha(m, compile):
     return _np([f(m.constant([11, 12]))])
 
 
+@case("stateless")
+def poisson_int32_rates(m, compile):
+    # rates below 10 (products of uniforms), above (PTRS rejection, with lgamma), int32 and int64 out
+    f = compile(lambda seed: [m.random.stateless_poisson([40, 4], seed=seed, lam=[0.3, 4.0, 25.0, 1500.0]),
+                              m.random.stateless_poisson([6], seed=seed, lam=m.constant(12, m.int64),
+                                                         dtype=m.int64)])
+    return _np(f(m.constant([1, 2])))
+
+
+@case("stateless")
+def poisson_f64_matrix_rates(m, compile):
+    f = compile(lambda seed: m.random.stateless_poisson([3, 2, 2], seed=seed, lam=np.array([[2.5, 9.9], [10.0, 77.7]]),
+                                                        dtype=m.float64))
+    return _np([f(m.constant([-5, 8]))])
+
+
 # --- eager: stateful ops and TensorFlow's seed rules ------------------------------------------------
 
 @case("eager")

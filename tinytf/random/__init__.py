@@ -20,6 +20,7 @@ from tinytf.random.stateless import (  # noqa: F401
     stateless_categorical,
     stateless_gamma,
     stateless_normal,
+    stateless_poisson,
     stateless_truncated_normal,
     stateless_uniform,
 )
@@ -28,5 +29,6 @@ from tinytf.random.stateless import stateless_split as split  # noqa: F401
 
 __all__ = ["Algorithm", "Generator", "categorical", "create_rng_state", "experimental", "fold_in",
            "get_global_generator", "get_seed", "normal", "set_global_generator", "set_seed", "shuffle", "split",
-           "stateless_categorical", "stateless_gamma", "stateless_normal", "stateless_truncated_normal", "stateless_uniform",
+           "stateless_categorical", "stateless_gamma", "stateless_normal", "stateless_poisson",
+           "stateless_truncated_normal", "stateless_uniform",
            "truncated_normal", "uniform"]

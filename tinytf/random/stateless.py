@@ -122,6 +122,16 @@ def stateless_gamma(shape, seed, alpha, beta=None, dtype=dtypes.float32, name=No
     return maximum(constant(np.finfo(dtype.np).tiny, dtype), divide(rnd, beta))
 
 
+def stateless_poisson(shape, seed, lam, dtype=dtypes.int32, name=None):
+    """Poisson(lam) samples, ``shape`` ending with lam's shape (tf.StatelessRandomPoisson).
+    tt.random.stateless_poisson([10, 2], seed=[1, 2], lam=[0.5, 15.0])"""
+    from tinytf.ops.random_poisson import OUT_DTYPES, StatelessRandomPoisson
+
+    dtype = check_dtype("stateless_poisson", dtype, OUT_DTYPES)
+    lam = lam if hasattr(lam, "dtype") else constant(lam)   # Python ints int32, floats float32, as TensorFlow
+    return StatelessRandomPoisson.bind(_shape_operand(shape), _seed_operand(seed), lam, dtype=dtype)
+
+
 def algorithm_id(alg) -> int:
     """TensorFlow's algorithm number: 1 Philox, 2 ThreeFry, 3 auto-select (an int, a name or tt.random.Algorithm)."""
     if hasattr(alg, "value"):
