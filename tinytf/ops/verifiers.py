@@ -260,8 +260,8 @@ def _drop_ref(e: Attribute) -> Attribute:
 
 def same_type(a: Attribute, b: Attribute) -> bool:
     """Type equality (tinytf's resource and variant types compare equal whatever their subtypes: compare
-    the text too)."""
-    return a == b and str(a) == str(b)
+    the text too). The parser shares type objects, so identity settles most checks without printing."""
+    return a is b or (a == b and str(a) == str(b))
 
 
 def cast_compatible_type(a: Attribute, b: Attribute, ignore_ref_a: bool = False) -> Attribute | None:
