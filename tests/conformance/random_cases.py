@@ -281,6 +281,13 @@ def generator_from_state(m, compile):
     return _np([g.normal([3]), g.state.numpy(), g.make_seeds(2)])
 
 
+@case("eager")
+def gamma_global_and_op_seeds(m, compile):
+    m.random.set_seed(1234)
+    return _np([m.random.gamma([3], alpha=[0.5, 2.0]), m.random.gamma([2], alpha=1.5, seed=7),
+                m.random.gamma([2], alpha=1.5, seed=7), m.random.gamma([4], alpha=1.0, beta=[2.0], dtype=m.float64)])
+
+
 # --- function: stateful ops in a traced function, called twice -------------------------------------
 
 @case("function")
@@ -295,3 +302,10 @@ def function_generator(m, compile):
     g = m.random.Generator.from_seed(77)
     f = compile(lambda: [g.normal([3]), g.uniform([2], dtype=m.float64)])
     return _np(f() + f() + [g.state.numpy()])
+
+
+@case("function")
+def function_gamma(m, compile):
+    m.random.set_seed(4321)
+    f = compile(lambda: [m.random.gamma([2], alpha=[1.0, 3.0], seed=3), m.random.gamma([3], alpha=0.2)])
+    return _np(f() + f())

@@ -367,9 +367,9 @@ COMPLEX_ONLY = {"tf.Conj", "tf.Complex", "tf.Real", "tf.Imag", "tf.ComplexAbs", 
 # Decompositions of a symmetric matrix (the checker would perturb one triangle) or with complex outputs:
 # tests/unit/test_linalg_decompositions.py checks their gradients through TensorFlow's checker.
 DECOMPOSITIONS = {"tf.Cholesky", "tf.SelfAdjointEigV2", "tf.Eig"}
-# tf.StatelessRandomGammaV3's gradient in alpha is the implicit reparameterisation (not the derivative of the
+# tf.StatelessRandomGammaV3's and tf.RandomGamma's gradient in alpha is the implicit reparameterisation (not the derivative of the
 # sampler's own transform, which a finite difference would see): test_random.py checks it against TensorFlow's.
-RANDOM_REPARAMETERISED = {"tf.StatelessRandomGammaV3"}
+RANDOM_REPARAMETERISED = {"tf.StatelessRandomGammaV3", "tf.RandomGamma"}
 # TensorList ops: their values are variants, which the checker cannot perturb; test_tensor_list.py checks
 # their values in graph mode and under XLA, and each gradient rule.
 TENSOR_LISTS = {name for name in REGISTRY if name.startswith("tf.TensorList") or name == "tf.EmptyTensorList"}

@@ -1,5 +1,6 @@
-"""tf.StatelessRandomGammaV3: Gamma(alpha) samples, bit for bit TensorFlow's CPU kernel
-(core/kernels/stateless_random_gamma_op.cc), which tt.random.stateless_gamma draws with.
+"""tf.StatelessRandomGammaV3 and tf.RandomGamma: Gamma(alpha) samples, bit for bit TensorFlow's CPU kernels
+(core/kernels/stateless_random_gamma_op.cc, random_op.cc), which tt.random.stateless_gamma and
+tt.random.gamma draw with.
 
     %x = "tf.StatelessRandomGammaV3"(%shape, %key, %counter, %alg, %alpha) : (tensor<2xi32>, tensor<1xui64>, tensor<2xui64>, tensor<i32>, tensor<3xf32>) -> tensor<4x3xf32>
 
@@ -23,12 +24,15 @@ from xdsl.irdl import operand_def, result_def, traits_def
 from xdsl.traits import Pure
 
 from tinytf.errors import InvalidArgumentError
+from tinytf.framework import tf_types
 from tinytf.framework.attributes import derived
 from tinytf.framework.op import NoConstantFold, Op, register
+from tinytf.framework.tensor_spec import TensorSpec
 from tinytf.ops import random_philox as philox
 from tinytf.ops.base import fmt_shape
 from tinytf.ops.op_functions import ops
 from tinytf.ops.random import _result_dtype, check_alg, check_dtype, check_operand, output_spec, static_dims
+from tinytf.ops.random_stateful import PhiloxStream, _callback_words, _Stateful, _stream
 from tinytf.ops.type_lists import is_numpy
 
 __all__: list[str] = []  # tt.random.stateless_gamma is the public function (tinytf/random/stateless.py)
@@ -153,15 +157,72 @@ class StatelessRandomGammaV3(Op):
 
     @staticmethod
     def grad(op, dy):  # Given upstream grad U and x ~ Gamma(alpha): d alpha = Σ_samples U · dx/d alpha
-        from tinytf.ops.special_functions import IgammaGradA, lgamma
+        return [None, None, None, None, _alpha_grad(op.inputs[4], op.outputs[0], dy)]
 
-        alpha, x = op.inputs[4], op.outputs[0]
-        a = ops.broadcast_to(alpha, ops.shape(x))
-        # d igamma / dx is the Gamma(alpha) density: exp((alpha - 1) log x - x - lgamma(alpha))
-        density = ops.exp(ops.subtract(ops.subtract(ops.multiply(ops.subtract(a, ops.ones_like(a)), ops.log(x)), x),
-                                       lgamma(a)))
-        partial = ops.negative(ops.divide(IgammaGradA.bind(a, x), density))
-        rank_x, rank_a = len(x.shape), len(alpha.shape)
-        total = ops.multiply(dy, partial)
-        summed = ops.reduce_sum(total, axis=list(range(rank_x - rank_a))) if rank_x > rank_a else total
-        return [None, None, None, None, summed]
+
+def _alpha_grad(alpha, x, dy):
+    """Σ over the sample dims of U · dx/d alpha, dx/d alpha = -(d igamma / d alpha) / (d igamma / dx)."""
+    from tinytf.ops.special_functions import IgammaGradA, lgamma
+
+    a = ops.broadcast_to(alpha, ops.shape(x))
+    # d igamma / dx is the Gamma(alpha) density: exp((alpha - 1) log x - x - lgamma(alpha))
+    density = ops.exp(ops.subtract(ops.subtract(ops.multiply(ops.subtract(a, ops.ones_like(a)), ops.log(x)), x),
+                                   lgamma(a)))
+    partial = ops.negative(ops.divide(IgammaGradA.bind(a, x), density))
+    rank_x, rank_a = len(x.shape), len(alpha.shape)
+    total = ops.multiply(dy, partial)
+    return ops.reduce_sum(total, axis=list(range(rank_x - rank_a))) if rank_x > rank_a else total
+
+
+@register
+class RandomGamma(_Stateful):
+    """Gamma(alpha, 1) samples of shape ``shape + alpha.shape`` from the kernel's own Philox stream (seed, seed2),
+    256 blocks reserved per output on every run, as TensorFlow's RandomGammaOp (the same sampler as
+    StatelessRandomGammaV3).  %x = "tf.RandomGamma"(%shape, %alpha) <{seed = 1 : i64, seed2 = 2 : i64}> : ..."""
+
+    name = "tf.RandomGamma"
+    traits = traits_def(NoConstantFold())   # TensorFlow differentiates it in alpha
+    shape = operand_def()
+    alpha = operand_def()
+    output = result_def()
+    T = derived("type", _result_dtype, default=None)
+    S = derived("type", lambda op: tf_types.dtype_of(op.operands[0].type), default=None)
+
+    @classmethod
+    def infer(cls, shape, alpha, *, seed, seed2, T=None, S=None):
+        dtype = check_dtype(cls.name, alpha.dtype, GAMMA_DTYPES)
+        spec = output_spec(cls.name, shape, dtype)
+        if spec.shape is None or alpha.shape is None:
+            return TensorSpec(None, dtype)
+        return TensorSpec(tuple(spec.shape) + tuple(alpha.shape), dtype)
+
+    @classmethod
+    def kernel(cls, ctx, **attrs):
+        alpha = np.asarray(ctx.input(1))
+        dims = static_dims(cls.name, ctx.input(0), alpha.dtype) + alpha.shape
+        n = math.prod(dims)
+        if alpha.size == 0 and n:
+            raise InvalidArgumentError(f"{cls.name}: Input alpha should have non-zero element count, got: 0", cls.name)
+        if n == 0:   # TensorFlow returns before it reserves
+            ctx.set_output(0, np.zeros(dims, alpha.dtype))
+            return
+        key, counter = _stream(ctx, cls, attrs).reserve(cls.reserve(n))
+        ctx.set_output(0, _round_to(gamma_samples(dims, key, counter, alpha), alpha.dtype))
+
+    @classmethod
+    def lower(cls, shape, alpha, *, seed, seed2, T=None, S=None):
+        import jax
+
+        dims = static_dims(cls.name, shape, alpha.dtype) + tuple(alpha.shape)
+        n = math.prod(dims)
+        key, counter = _callback_words(PhiloxStream(seed, seed2), cls.reserve(n))
+
+        def host(k, c, a):
+            return _round_to(gamma_samples(dims, k, c, np.asarray(a)), np.dtype(alpha.dtype))
+
+        return jax.pure_callback(host, jax.ShapeDtypeStruct(dims, alpha.dtype), jax.numpy.stack(key),
+                                 jax.numpy.stack(counter), alpha, vmap_method="sequential")
+
+    @staticmethod
+    def grad(op, dy):  # Given upstream grad U and x ~ Gamma(alpha): d alpha = Σ_samples U · dx/d alpha
+        return [None, _alpha_grad(op.inputs[1], op.outputs[0], dy)]

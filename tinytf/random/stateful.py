@@ -12,7 +12,8 @@ import numpy as np
 import tinytf.dtypes as dtypes
 from tinytf.errors import InvalidArgumentError
 from tinytf.ops.array import constant
-from tinytf.ops.math import add, multiply, subtract
+from tinytf.ops.division import divide
+from tinytf.ops.math import add, maximum, multiply, subtract
 from tinytf.ops.operands import index_operand
 from tinytf.ops.random import FLOATS, INTS, check_dtype
 from tinytf.ops.random_stateful import (
@@ -37,6 +38,19 @@ def shape_operand(shape):
 
 def _tensor(value, dtype):
     return value if hasattr(value, "dtype") else constant(value, dtype)
+
+
+def gamma(shape, alpha, beta=None, dtype=dtypes.float32, seed=None, name=None):
+    """Gamma(alpha, beta) samples (beta the rate) of shape ``shape + broadcast(alpha, beta).shape``
+    (tf.RandomGamma divided by beta, kept at least the dtype's tiny)."""
+    from tinytf.ops.random_gamma import GAMMA_DTYPES, RandomGamma
+    from tinytf.ops.shape import broadcast_to
+
+    dtype = check_dtype("tt.random.gamma", dtype, GAMMA_DTYPES)
+    alpha, beta = _tensor(alpha, dtype), _tensor(1 if beta is None else beta, dtype)
+    target = np.broadcast_shapes(tuple(alpha.shape), tuple(beta.shape))
+    rnd = RandomGamma.bind(shape_operand(shape), broadcast_to(alpha, list(target)), **_seeds(seed))
+    return maximum(constant(np.finfo(dtype.np).tiny, dtype), divide(rnd, beta))
 
 
 def normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
