@@ -288,6 +288,13 @@ def gamma_global_and_op_seeds(m, compile):
                 m.random.gamma([2], alpha=1.5, seed=7), m.random.gamma([4], alpha=1.0, beta=[2.0], dtype=m.float64)])
 
 
+@case("eager")
+def poisson_global_and_op_seeds(m, compile):
+    m.random.set_seed(5)
+    return _np([m.random.poisson([3], lam=[0.5, 20.0]), m.random.poisson([2], lam=4.0, seed=9, dtype=m.int64),
+                m.random.poisson([2], lam=4.0, seed=9, dtype=m.int64)])
+
+
 # --- function: stateful ops in a traced function, called twice -------------------------------------
 
 @case("function")
@@ -308,4 +315,11 @@ def function_generator(m, compile):
 def function_gamma(m, compile):
     m.random.set_seed(4321)
     f = compile(lambda: [m.random.gamma([2], alpha=[1.0, 3.0], seed=3), m.random.gamma([3], alpha=0.2)])
+    return _np(f() + f())
+
+
+@case("function")
+def function_poisson(m, compile):
+    m.random.set_seed(6)
+    f = compile(lambda: [m.random.poisson([2, 2], lam=[3.0, 250.0], seed=2, dtype=m.int32)])
     return _np(f() + f())

@@ -1,5 +1,5 @@
-"""tf.StatelessRandomPoisson: Poisson(lam) samples, bit for bit TensorFlow's CPU kernel
-(core/kernels/random_poisson_op.cc), which tt.random.stateless_poisson draws with.
+"""tf.StatelessRandomPoisson and tf.RandomPoissonV2: Poisson samples, bit for bit TensorFlow's CPU kernels
+(core/kernels/random_poisson_op.cc), which tt.random.stateless_poisson and tt.random.poisson draw with.
 
     %x = "tf.StatelessRandomPoisson"(%shape, %seed, %lam) : (tensor<2xi32>, tensor<2xi32>, tensor<3xf32>) -> tensor<4x3xi32>
 
@@ -20,12 +20,15 @@ from xdsl.irdl import operand_def, result_def, traits_def
 from xdsl.traits import Pure
 
 from tinytf.errors import InvalidArgumentError
+from tinytf.framework import tf_types
 from tinytf.framework.attributes import derived
 from tinytf.framework.op import NoConstantFold, NotDifferentiable, Op, register
+from tinytf.framework.tensor_spec import TensorSpec
 from tinytf.ops import random_philox as philox
 from tinytf.ops.base import fmt_shape
 from tinytf.ops.random import INTS, _result_dtype, check_dtype, check_operand, output_spec, static_dims
 from tinytf.ops.random_gamma import _Stream
+from tinytf.ops.random_stateful import PhiloxStream, _callback_words, _Stateful, _stream
 from tinytf.ops.type_lists import is_numpy
 
 __all__: list[str] = []  # tt.random.stateless_poisson is the public function (tinytf/random/stateless.py)
@@ -122,3 +125,53 @@ class StatelessRandomPoisson(Op):
         import jax
 
         return jax.pure_callback(host, jax.ShapeDtypeStruct(dims, out_dtype), seed, lam, vmap_method="sequential")
+
+
+@register
+class RandomPoissonV2(_Stateful):
+    """Poisson(rate) samples of shape ``shape + rate.shape`` from the kernel's own Philox stream (seed, seed2),
+    256 blocks reserved per output on every run, as TensorFlow's RandomPoissonOp (the same sampler as
+    StatelessRandomPoisson).  %x = "tf.RandomPoissonV2"(%shape, %rate) <{seed = 1 : i64, seed2 = 2 : i64}> : ..."""
+
+    name = "tf.RandomPoissonV2"
+    shape = operand_def()
+    rate = operand_def()
+    output = result_def()
+    dtype = derived("type", _result_dtype, default=None)
+    R = derived("type", lambda op: tf_types.dtype_of(op.operands[1].type), default=None)
+    S = derived("type", lambda op: tf_types.dtype_of(op.operands[0].type), default=None)
+
+    @classmethod
+    def infer(cls, shape, rate, *, seed, seed2, dtype=None, R=None, S=None):
+        dtype = check_dtype(cls.name, dtype, OUT_DTYPES)
+        check_dtype(cls.name, rate.dtype, RATE_DTYPES, "R")
+        spec = output_spec(cls.name, shape, dtype)
+        if spec.shape is None or rate.shape is None:
+            return TensorSpec(None, dtype)
+        return TensorSpec(tuple(spec.shape) + tuple(rate.shape), dtype)
+
+    @classmethod
+    def kernel(cls, ctx, **attrs):
+        rate = np.asarray(ctx.input(1))
+        out_dtype = np.dtype(check_dtype(cls.name, attrs["dtype"], OUT_DTYPES).np)
+        dims = static_dims(cls.name, ctx.input(0), out_dtype) + rate.shape
+        n = math.prod(dims)
+        if n == 0:   # TensorFlow returns before it reserves
+            ctx.set_output(0, np.zeros(dims, out_dtype))
+            return
+        key, counter = _stream(ctx, cls, attrs).reserve(cls.reserve(n))
+        ctx.set_output(0, poisson_samples(dims, key, counter, rate, out_dtype))
+
+    @classmethod
+    def lower(cls, shape, rate, *, seed, seed2, dtype=None, R=None, S=None):
+        import jax
+
+        out_dtype = np.dtype(check_dtype(cls.name, dtype, OUT_DTYPES).np)
+        dims = static_dims(cls.name, shape, out_dtype) + tuple(rate.shape)
+        key, counter = _callback_words(PhiloxStream(seed, seed2), cls.reserve(math.prod(dims)))
+
+        def host(k, c, r):
+            return poisson_samples(dims, k, c, np.asarray(r), out_dtype)
+
+        return jax.pure_callback(host, jax.ShapeDtypeStruct(dims, out_dtype), jax.numpy.stack(key),
+                                 jax.numpy.stack(counter), rate, vmap_method="sequential")

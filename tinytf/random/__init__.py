@@ -15,7 +15,15 @@ from tinytf.random.generator import (  # noqa: F401
     set_global_generator,
 )
 from tinytf.random.seed import get_seed, set_seed  # noqa: F401
-from tinytf.random.stateful import categorical, gamma, normal, shuffle, truncated_normal, uniform  # noqa: F401
+from tinytf.random.stateful import (  # noqa: F401
+    categorical,
+    gamma,
+    normal,
+    poisson,
+    shuffle,
+    truncated_normal,
+    uniform,
+)
 from tinytf.random.stateless import (  # noqa: F401
     stateless_categorical,
     stateless_gamma,
@@ -28,7 +36,7 @@ from tinytf.random.stateless import stateless_fold_in as fold_in  # noqa: F401
 from tinytf.random.stateless import stateless_split as split  # noqa: F401
 
 __all__ = ["Algorithm", "Generator", "categorical", "create_rng_state", "experimental", "fold_in", "gamma",
-           "get_global_generator", "get_seed", "normal", "set_global_generator", "set_seed", "shuffle", "split",
+           "get_global_generator", "get_seed", "normal", "poisson", "set_global_generator", "set_seed", "shuffle", "split",
            "stateless_categorical", "stateless_gamma", "stateless_normal", "stateless_poisson",
            "stateless_truncated_normal", "stateless_uniform",
            "truncated_normal", "uniform"]

@@ -53,6 +53,15 @@ def gamma(shape, alpha, beta=None, dtype=dtypes.float32, seed=None, name=None):
     return maximum(constant(np.finfo(dtype.np).tiny, dtype), divide(rnd, beta))
 
 
+def poisson(shape, lam, dtype=dtypes.float32, seed=None, name=None):
+    """Poisson(lam) samples of shape ``shape + lam.shape`` (tf.RandomPoissonV2)."""
+    from tinytf.ops.random_poisson import OUT_DTYPES, RandomPoissonV2
+
+    dtype = check_dtype("tt.random.poisson", dtype, OUT_DTYPES)
+    lam = lam if hasattr(lam, "dtype") else constant(lam, dtypes.float32)   # TensorFlow's lam is float32
+    return RandomPoissonV2.bind(shape_operand(shape), lam, dtype=dtype, **_seeds(seed))
+
+
 def normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
     """Normal values ``mean + stddev * N(0, 1)`` (tf.RandomStandardNormal)."""
     dtype = check_dtype("tt.random.normal", dtype, FLOATS)
