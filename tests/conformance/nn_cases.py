@@ -191,3 +191,27 @@ STATEFUL = [
     ("dropout_zero_rate", "nn.dropout", [_n(2, 2)], {"rate": 0.0}),
     ("dropout_after_zero_rate", "nn.dropout", [_n(2, 5)], {"rate": 0.2}),
 ]
+
+# Gradient cases: d/d(inputs) of sum(output 0 * weights), weights standard normal from GRADIENT_WEIGHT_SEED
+# in the output's shape (recorded with tf.GradientTape, eagerly: TensorFlow's own gradient rules).
+GRADIENT_WEIGHT_SEED = 17
+GRADIENT_CASES = [
+    ("grad_lrn", "nn.local_response_normalization", [_n(1, 2, 3, 6)], {"depth_radius": 2, "bias": 1.0, "alpha": 0.4,
+                                                                        "beta": 0.75}),
+    ("grad_softsign", "nn.softsign", [_n(3, 4)], {}),
+    ("grad_ctc_loss", "nn.ctc_loss", [np.array([[1, 2, 2], [3, 1, 1]], np.int32), _n(6, 2, 5, scale=2.0),
+                                      np.array([3, 2], np.int32), np.array([6, 5], np.int32)], {}),
+    ("grad_isotonic", "nn.isotonic_regression", [_n(3, 7)], {}),
+    ("grad_dilation2d", "nn.dilation2d", [_n(1, 5, 5, 2), _n(2, 3, 2)],
+     {"strides": [1, 1, 1, 1], "padding": "SAME", "data_format": "NHWC", "dilations": [1, 1, 1, 1]}),
+    ("grad_max_pool_with_argmax", "nn.max_pool_with_argmax", [_n(2, 4, 5, 2)], {"ksize": 2, "strides": 2,
+                                                                                  "padding": "SAME"}),
+    ("grad_fused_batch_norm_train", "raw_ops.FusedBatchNormV3", [],
+     {"x": _n(4, 2, 3, 3), "scale": _u(3, lo=0.5, hi=1.5), "offset": _n(3), "mean": np.zeros(0, np.float32),
+      "variance": np.zeros(0, np.float32), "epsilon": 1e-3, "is_training": True}),
+    ("grad_conv3d", "nn.conv3d", [_n(1, 4, 3, 4, 2), _n(2, 2, 2, 2, 3)], {"strides": [1, 2, 1, 1, 1], "padding": "SAME"}),
+    ("grad_max_pool3d", "nn.max_pool3d", [_n(1, 4, 4, 4, 2)], {"ksize": 2, "strides": 2, "padding": "VALID"}),
+    ("grad_avg_pool3d", "nn.avg_pool3d", [_n(1, 4, 5, 3, 2)], {"ksize": 3, "strides": 2, "padding": "SAME"}),
+    ("grad_space_to_batch_nd", "space_to_batch_nd", [_n(2, 5, 4, 3)], {"block_shape": [2, 2], "paddings": [[1, 0], [0, 0]]}),
+    ("grad_depth_to_space", "nn.depth_to_space", [_n(1, 2, 3, 8)], {"block_size": 2}),
+]

@@ -121,6 +121,10 @@ class Spec:
         self.id = id or op.removeprefix("tf.")
         self.scale = scale   # (i, j): operand j is operand i scaled (FloorMod's x = y·(k+f))
 
+    def attrs_for(self, dtype) -> dict:
+        """The attributes; a spec may give them as a function of the checked dtype (IsotonicRegression's output_dtype)."""
+        return self.attrs(dtype) if callable(self.attrs) else self.attrs
+
 
 S = Spec
 x23, x3, x34 = U((2, 3)), U((3,)), U((3, 4))
@@ -164,6 +168,7 @@ SPECS = [
     S("tf.Relu", [nz23]), S("tf.Relu6", [U((2, 3), -2, 8, away=(0.0, 6.0))]), S("tf.Elu", [nz23]),
     S("tf.Selu", [nz23]), S("tf.Softplus", [x23]), S("tf.LeakyRelu", [nz23], {"alpha": 0.3}),
     S("tf.Identity", [x23]), S("tf.Cast", [x23], {"DstT": tt.float64}),
+    S("tf.EnsureShape", [x23], {"shape": (2, None)}),
     # gradient ops (their own gradients give second derivatives)
     S("tf.TanhGrad", [U((2, 3), -0.9, 0.9), x23]), S("tf.SigmoidGrad", [U((2, 3), 0.1, 0.9), x23]),
     S("tf.SqrtGrad", [pos23, x23]), S("tf.RsqrtGrad", [pos23, x23]), S("tf.ReciprocalGrad", [pos23, x23]),
@@ -187,6 +192,8 @@ SPECS = [
     S("tf.MatMul", [U((3, 2)), U((4, 3))], {"transpose_a": True, "transpose_b": True}, id="MatMul-ta-tb"),
     S("tf.BatchMatMulV2", [U((2, 2, 3)), U((3, 4))]),
     S("tf.BatchMatMulV2", [U((2, 3, 2)), U((1, 4, 3))], {"adj_x": True, "adj_y": True}, id="BatchMatMulV2-adj"),
+    S("tf.BatchMatMul", [U((2, 3, 2)), U((2, 4, 3))], {"adj_x": True, "adj_y": True}),
+    S("tf.DynamicStitch", [K(np.array([[0, 3], [4, 1]], np.int32)), K(np.int32(2)), U((2, 2, 3)), U((3,))]),
     S("tf.Einsum", [U((2, 3)), U((3, 4))], {"equation": "ij,jk->ik"}),
     S("tf.Einsum", [U((2, 2, 3)), U((2, 3))], {"equation": "bij,bj->bi"}, id="Einsum-batch"),
     S("tf.Einsum", [U((2, 2, 2, 3)), U((3, 2))], {"equation": "...ij,jk->...ik"}, id="Einsum-ellipsis-dense"),
@@ -353,6 +360,15 @@ SPECS = [
       for v in ("", "V2", "V3")],
     *[S(f"tf.FusedBatchNormGrad{v}", [U((2, 2, 2, 3)), U((2, 2, 2, 3)), U((3,), 0.5, 1.5), BN_MEAN, BN_VAR]
         + ([K(lambda d: np.zeros(0, d))] if v == "V3" else []), BN_INFERENCE) for v in ("", "V2", "V3")],
+    S("tf.MaxPoolWithArgmax", [D((2, 4, 4, 2))], dict(ksize=(1, 2, 2, 1), strides=(1, 2, 2, 1), padding="VALID")),
+    S("tf.MaxPoolGradWithArgmax", [K(lambda d: np.zeros((1, 4, 4, 2), d)), U((1, 2, 2, 2)),
+                                   K(np.array([0, 3, 12, 9, 16, 23, 26, 31], np.int64).reshape(1, 2, 2, 2))],
+      dict(ksize=(1, 2, 2, 1), strides=(1, 2, 2, 1), padding="VALID")),
+    S("tf.Dilation2D", [D((1, 4, 4, 1)), U((2, 2, 1), 0.3, 0.38)], dict(strides=(1, 1, 1, 1), rates=(1, 1, 1, 1),
+                                                                    padding="SAME")),
+    S("tf.Dilation2D", [D((1, 5, 4, 2)), U((2, 2, 2), 0.3, 0.38)], dict(strides=(1, 2, 1, 1), rates=(1, 2, 1, 1),
+                                                                    padding="VALID"), id="Dilation2D-strided-rates"),
+    S("tf.IsotonicRegression", [U((2, 5))], lambda dtype: {"output_dtype": tt.as_dtype(dtype)}),  # (kernels: T -> T)
 ]
 
 # Differentiable ops whose operands are functions of a module: checked through their own tests.
@@ -395,7 +411,7 @@ def build(spec: Spec, dtype, seed: int = 0):
 
     def model(*xs):
         args = [xs[v] if kind == "input" else v for kind, v in slots]
-        outs = cls.bind(*args, **spec.attrs)
+        outs = cls.bind(*args, **spec.attrs_for(dtype))
         outs = outs if isinstance(outs, (list, tuple)) else [outs]
         total = None
         for k, out in enumerate(outs):

@@ -22,7 +22,9 @@ def _cases():
     return module
 
 
-CASES, STATEFUL, STATEFUL_SEED = _cases().CASES, _cases().STATEFUL, _cases().STATEFUL_SEED
+_MODULE = _cases()
+CASES, STATEFUL, STATEFUL_SEED = _MODULE.CASES, _MODULE.STATEFUL, _MODULE.STATEFUL_SEED
+GRADIENT_CASES, GRADIENT_WEIGHT_SEED = _MODULE.GRADIENT_CASES, _MODULE.GRADIENT_WEIGHT_SEED
 
 
 def resolve(path: str):
@@ -34,7 +36,9 @@ def resolve(path: str):
 
 def test_every_case_was_recorded():
     recorded = {key.split("/")[0] for key in FIXTURE.files if "/" in key}
-    assert recorded == {name for name, *_ in CASES + STATEFUL}, "rerun tests/conformance/export_nn_fixtures.py"
+    assert all(FIXTURE[key].dtype != object for key in FIXTURE.files)
+    assert recorded == {name for name, *_ in CASES + STATEFUL + GRADIENT_CASES}, \
+        "rerun tests/conformance/export_nn_fixtures.py"
     assert str(FIXTURE["__version__"]) == "2.21.0"
 
 
@@ -79,3 +83,36 @@ def test_matches_tensorflow(case, mode):
     run = {"eager": call, "graph": tt.function(call), "xla": tt.function(call, jit_compile=True)}[mode]
     args = [tt.constant(x) for x in inputs] + [tt.constant(FIXTURE[f"{name}/kw_{k}"]) for k in sorted(tensors)]
     _check(name, _outputs(run(*args)))
+
+
+@pytest.mark.parametrize("mode", ["eager", "graph", "xla"])
+@pytest.mark.parametrize("case", GRADIENT_CASES, ids=[c[0] for c in GRADIENT_CASES])
+def test_gradients_match_tensorflow(case, mode):
+    """tinytf's gradient rules give TensorFlow's recorded gradients (tie-breaking, ignored outputs and all)."""
+    name, path, inputs, kwargs = case
+    positional = [FIXTURE[f"{name}/in{i}"] for i in range(len(inputs))]
+    tensors = [k for k, v in kwargs.items() if isinstance(v, np.ndarray)]  # the exporter's order
+    fixed = {k: v for k, v in kwargs.items() if k not in tensors}
+    values = positional + [FIXTURE[f"{name}/kw_{k}"] for k in tensors]
+    floating = [i for i, v in enumerate(values) if v.dtype.kind == "f"]
+    fn = resolve(path)
+
+    def grads(*args):
+        with tt.GradientTape() as tape:
+            watched = [args[i] for i in floating]
+            tape.watch(watched)
+            result = fn(*args[:len(positional)], **dict(zip(tensors, args[len(positional):], strict=True)), **fixed)
+            out = result[0] if isinstance(result, tuple | list) else result
+            weights = np.random.default_rng(GRADIENT_WEIGHT_SEED).standard_normal(tuple(out.shape))
+            loss = tt.reduce_sum(out * tt.constant(weights.astype(out.dtype.np)))
+        return tape.gradient(loss, watched)
+
+    run = {"eager": grads, "graph": tt.function(grads), "xla": tt.function(grads, jit_compile=True)}[mode]
+    got = run(*[tt.constant(v) for v in values])
+    for i, g in enumerate(got):
+        if f"{name}/grad{i}" not in FIXTURE:  # TensorFlow gives this input no gradient
+            assert g is None, f"input {i} has a gradient, TensorFlow's has none"
+            continue
+        want = FIXTURE[f"{name}/grad{i}"]
+        np.testing.assert_allclose(np.asarray(g.numpy()), want, rtol=1e-5,
+                                   atol=1e-5 * max(1.0, float(np.abs(want).max(initial=0))))

@@ -118,6 +118,21 @@ MORE += [
     S("tf.Complex", [x23, U((3,))]),
     S("tf.MatrixDiagV3", [U((3,)), s32(1), s32(-1), s32(-1), K(lambda d: np.asarray(9, d))], id="MatrixDiagV3-padded"),
 ]
+# tf.nn's gradient ops without gradients of their own, and candidate sampling (constants: their hit count is static)
+_ARGMAX = K(np.array([0, 3, 12, 9, 16, 23, 26, 31], np.int64).reshape(1, 2, 2, 2))
+_ARGMAX_POOL = dict(ksize=(1, 2, 2, 1), strides=(1, 2, 2, 1), padding="VALID")
+_MORPHOLOGY = dict(strides=(1, 1, 1, 1), rates=(1, 1, 1, 1), padding="SAME")
+MORE += [
+    S("tf.LRNGrad", [U((1, 2, 2, 5)), U((1, 2, 2, 5), 0.3, 1.5), U((1, 2, 2, 5))],
+      {"depth_radius": 1, "bias": 1.0, "alpha": 0.5, "beta": 0.75}),
+    S("tf.Dilation2DBackpropInput", [D((1, 4, 4, 2)), U((2, 2, 2), 0.3, 0.38), U((1, 4, 4, 2))], _MORPHOLOGY),
+    S("tf.Dilation2DBackpropFilter", [D((1, 4, 4, 2)), U((2, 2, 2), 0.3, 0.38), U((1, 4, 4, 2))], _MORPHOLOGY),
+    S("tf.MaxPoolGradGradWithArgmax", [K(lambda d: np.zeros((1, 4, 4, 2), d)), U((1, 4, 4, 2)), _ARGMAX], _ARGMAX_POOL),
+    S("tf.ComputeAccidentalHits", [K(np.array([[1, 4], [7, 2]], np.int64)), K(np.array([4, 3, 7, 4], np.int64))],
+      {"num_true": 2}),
+    S("tf.AllCandidateSampler", [K(np.array([[1, 4], [3, 2]], np.int64))], {"num_true": 2, "num_sampled": 5,
+                                                                           "unique": True}),
+]
 # Stateful ops whose one-op functions have the same text for both dtypes: XLA's cache (by module text) would
 # hand the second run the first one's advanced stream; test_random.py runs them under XLA.
 OWN_STREAMS = {"tf.RandomUniform", "tf.RandomStandardNormal", "tf.TruncatedNormal", "tf.RandomUniformInt"}
@@ -155,7 +170,7 @@ def _run(spec: Spec, dtype, seed: int = 0):
         inputs[slots[j][1]] = np.asarray(inputs[slots[j][1]] * inputs[slots[i][1]], inputs[slots[j][1]].dtype)
 
     def fn(*xs):
-        return cls.bind(*[xs[v] if kind == "input" else tt.constant(v) for kind, v in slots], **spec.attrs)
+        return cls.bind(*[xs[v] if kind == "input" else tt.constant(v) for kind, v in slots], **spec.attrs_for(dtype))
 
     cf = tt.function(fn).get_concrete_function(*[tt.TensorSpec(x.shape, tt.as_dtype(x.dtype)) for x in inputs])
     graph = [np.asarray(t.numpy()) for t in cf.call_flat([tt.constant(x) for x in inputs])]

@@ -47,7 +47,7 @@ class ReluGrad(Op):
     @classmethod
     def infer(cls, gradients, features):
         same_dtype(cls.name, gradients, features)
-        return gradients
+        return TensorSpec(gradients.shape, gradients.dtype)  # (not the operand's spec: that may carry its value)
 
     @staticmethod
     def compute(xp, gradients, features):
@@ -72,7 +72,8 @@ class _ActivationGrad(Op):
             raise InvalidArgumentError(
                 f"{cls.name}: gradients {fmt_shape(gradients.shape)} and features {fmt_shape(features.shape)} "
                 "must have the same shape", cls.name)
-        return gradients if gradients.shape is not None else features
+        # a fresh spec: returning an operand's would hand on its value, and XLA would fold the op to it
+        return TensorSpec(gradients.shape if gradients.shape is not None else features.shape, gradients.dtype)
 
 
 class _GradOfFeatures(_ActivationGrad):

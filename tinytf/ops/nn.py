@@ -149,7 +149,7 @@ class _Activation(Op):
     @classmethod
     def infer(cls, features, **attrs):
         check_dtype(cls.name, features, cls.kinds())
-        return features
+        return TensorSpec(features.shape, features.dtype)  # (not the operand's spec: that may carry its value)
 
 
 @register

@@ -14,6 +14,7 @@ from xdsl.irdl import operand_def, result_def, traits_def
 from xdsl.traits import Pure
 
 from tinytf.framework.op import Elementwise, Op, register
+from tinytf.framework.tensor_spec import TensorSpec
 from tinytf.ops.activation_grads import _GradOfFeatures
 from tinytf.ops.base import check_dtype
 from tinytf.ops.op_functions import ops as _ops
@@ -34,7 +35,7 @@ class Softsign(Op):
     @classmethod
     def infer(cls, features):
         check_dtype(cls.name, features, "f")
-        return features
+        return TensorSpec(features.shape, features.dtype)
 
     @staticmethod
     def compute(xp, features):

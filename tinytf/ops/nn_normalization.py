@@ -19,6 +19,7 @@ from xdsl.traits import Pure
 from tinytf.errors import InvalidArgumentError
 from tinytf.framework.attributes import attr
 from tinytf.framework.op import NotDifferentiable, Op, register
+from tinytf.framework.tensor_spec import TensorSpec
 from tinytf.ops import verifiers as v
 from tinytf.ops.base import check_dtype, fmt_shape, same_dtype
 from tinytf.ops.op_functions import ops as _ops
@@ -84,7 +85,7 @@ class LRN(_LRNBase):
     def infer(cls, input, *, depth_radius=5, bias=1.0, alpha=1.0, beta=0.5):
         cls.check_input(input, "input")
         cls.check_radius(depth_radius)
-        return input
+        return TensorSpec(input.shape, input.dtype)
 
     @classmethod
     def compute(cls, xp, input, *, depth_radius=5, bias=1.0, alpha=1.0, beta=0.5):
@@ -123,7 +124,7 @@ class LRNGrad(_LRNBase):
                 f"{cls.name}: input_grads, input_image and output_image must have the same shape, got "
                 + ", ".join(fmt_shape(s) for s in shapes), cls.name)
         cls.check_radius(depth_radius)
-        return input_grads
+        return TensorSpec(input_grads.shape, input_grads.dtype)  # (a fresh spec: the operand's may carry its value)
 
     @classmethod
     def compute(cls, xp, input_grads, input_image, output_image, *, depth_radius=5, bias=1.0, alpha=1.0, beta=0.5):
