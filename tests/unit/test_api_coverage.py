@@ -77,7 +77,7 @@ def test_coverage_table():
 # leaves this list when it is built (the test below then asks for its floor).
 NOT_BUILT = ("image",)
 # Floors (the coverage measured when these tests were written): a namespace must not lose names.
-FLOORS = {"math": 131, "nn": 27, "linalg": 47, "random": 22, "signal": 34, "bitwise": 6, "debugging": 23, "top": 111}
+FLOORS = {"math": 131, "nn": 77, "linalg": 47, "random": 22, "signal": 34, "bitwise": 6, "debugging": 23, "top": 111}
 
 
 def test_not_built_namespaces_are_not_claimed():
