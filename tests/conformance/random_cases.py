@@ -229,6 +229,23 @@ def poisson_f64_matrix_rates(m, compile):
     return _np([f(m.constant([-5, 8]))])
 
 
+@case("stateless")
+def binomial_btrs_and_inversion(m, compile):
+    # count · p below 10 (inversion, 42 blocks per output) and above (BTRS, 256), p above 1/2 (failures counted)
+    f = compile(lambda seed: m.random.stateless_binomial([6, 4], seed=seed, counts=[5.0, 40.0, 100.0, 1000.0],
+                                                         probs=[0.3, 0.2, 0.7, 0.95]))
+    return _np([f(m.constant([1, 2]))])
+
+
+@case("stateless")
+def binomial_f64_broadcast(m, compile):
+    f = compile(lambda seed: m.random.stateless_binomial([3, 2, 2], seed=seed,
+                                                         counts=m.constant([[10.0], [80.0]], m.float64),
+                                                         probs=m.constant([0.5, 0.9], m.float64),
+                                                         output_dtype=m.float64))
+    return _np([f(m.constant([3, 4]))])
+
+
 # --- eager: stateful ops and TensorFlow's seed rules ------------------------------------------------
 
 @case("eager")

@@ -383,3 +383,15 @@ def test_stateless_gamma_gradient_in_alpha_is_tensorflows():
         sample, g = mode(tt.constant([0.4, 1.0, 3.0], tt.float64))
         np.testing.assert_array_equal(sample.numpy(), tf_values["stateless_gamma"])
         np.testing.assert_allclose(g.numpy(), tf_values["grad_stateless_gamma"], rtol=1e-10)
+
+
+def test_sampler_inputs_that_would_never_finish_raise():
+    # TensorFlow's rejection loops never end on these: tinytf refuses them
+    with pytest.raises(InvalidArgumentError, match="alpha must be positive"):
+        tt.random.stateless_gamma([2], seed=[1, 2], alpha=-1.0)
+    with pytest.raises(InvalidArgumentError, match="NaN"):
+        tt.random.stateless_poisson([2], seed=[1, 2], lam=float("nan"))
+    with pytest.raises(InvalidArgumentError, match="finite"):
+        tt.random.stateless_binomial([2], seed=[1, 2], counts=float("inf"), probs=0.5)
+    # a very negative rate: the kernel's exp(-rate) is inf, so every sample is 0, as TensorFlow's
+    np.testing.assert_array_equal(tt.random.stateless_poisson([3], seed=[1, 2], lam=-1e9).numpy(), [0, 0, 0])

@@ -92,6 +92,9 @@ def _gamma_sample(alpha, key, counter, index):
 def gamma_samples(dims, key_words, counter_words, alpha):
     """The kernel's output of shape ``dims`` for the flat ``alpha`` values (float64 results)."""
     alpha = np.asarray(alpha).reshape(-1)
+    if not (alpha.astype(np.float64) > 0).all():   # TensorFlow's rejection loop never ends on alpha <= 0 or NaN
+        raise InvalidArgumentError(f"tf.RandomGamma: alpha must be positive, got {alpha[~(alpha > 0)][:3].tolist()}",
+                                   "tf.StatelessRandomGammaV3")
     total, num_alphas = math.prod(dims), alpha.size
     per_alpha = total // num_alphas if num_alphas else 0
     out = np.empty(total, np.float64)

@@ -42,7 +42,7 @@ _LIBM.lgamma.restype, _LIBM.lgamma.argtypes = ctypes.c_double, [ctypes.c_double]
 def _poisson_sample(rate, key, counter, index, highest):
     stream = _Stream(key, counter, philox.RESERVED_PER_OUTPUT * index)
     if rate < 10:
-        exp_neg_rate, product, x = math.exp(-rate), 1.0, 0.0
+        exp_neg_rate, product, x = (math.exp(-rate) if rate > -700 else math.inf), 1.0, 0.0   # C's exp: inf
         while True:
             product *= stream.uniform()
             if product <= exp_neg_rate and x <= highest:
@@ -74,6 +74,8 @@ def _poisson_sample(rate, key, counter, index, highest):
 def poisson_samples(dims, key_words, counter_words, rates, out_dtype):
     """The kernel's output of shape ``dims`` for the flat rates, in ``out_dtype``."""
     rates = np.asarray(rates).reshape(-1)
+    if np.isnan(rates.astype(np.float64)).any():   # TensorFlow's rejection loop never ends on a NaN rate
+        raise InvalidArgumentError("tf.RandomPoisson: rates must not be NaN", "tf.StatelessRandomPoisson")
     total, num_rates = math.prod(dims), rates.size
     per_rate = total // num_rates if num_rates else 0
     highest = float(np.finfo(out_dtype).max if out_dtype.kind == "f" else np.iinfo(out_dtype).max)

@@ -25,6 +25,7 @@ from tinytf.random.stateful import (  # noqa: F401
     uniform,
 )
 from tinytf.random.stateless import (  # noqa: F401
+    stateless_binomial,
     stateless_categorical,
     stateless_gamma,
     stateless_normal,
@@ -37,6 +38,6 @@ from tinytf.random.stateless import stateless_split as split  # noqa: F401
 
 __all__ = ["Algorithm", "Generator", "categorical", "create_rng_state", "experimental", "fold_in", "gamma",
            "get_global_generator", "get_seed", "normal", "poisson", "set_global_generator", "set_seed", "shuffle", "split",
-           "stateless_categorical", "stateless_gamma", "stateless_normal", "stateless_poisson",
+           "stateless_binomial", "stateless_categorical", "stateless_gamma", "stateless_normal", "stateless_poisson",
            "stateless_truncated_normal", "stateless_uniform",
            "truncated_normal", "uniform"]

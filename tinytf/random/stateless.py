@@ -132,6 +132,18 @@ def stateless_poisson(shape, seed, lam, dtype=dtypes.int32, name=None):
     return StatelessRandomPoisson.bind(_shape_operand(shape), _seed_operand(seed), lam, dtype=dtype)
 
 
+def stateless_binomial(shape, seed, counts, probs, output_dtype=dtypes.int32, name=None):
+    """Binomial(counts, probs) samples, ``shape`` ending with the broadcast shape of counts and probs
+    (tf.StatelessRandomBinomial).  tt.random.stateless_binomial([10, 2], [1, 2], counts=[5, 40], probs=0.3)"""
+    from tinytf.ops.random_binomial import OUT_DTYPES, StatelessRandomBinomial
+
+    dtype = check_dtype("stateless_binomial", output_dtype, OUT_DTYPES)
+    probs = probs if hasattr(probs, "dtype") else constant(probs, dtypes.float32 if np.asarray(probs).dtype.kind in
+                                                                   "fiu" else None)
+    counts = counts if hasattr(counts, "dtype") else constant(counts, probs.dtype)
+    return StatelessRandomBinomial.bind(_shape_operand(shape), _seed_operand(seed), counts, probs, dtype=dtype)
+
+
 def algorithm_id(alg) -> int:
     """TensorFlow's algorithm number: 1 Philox, 2 ThreeFry, 3 auto-select (an int, a name or tt.random.Algorithm)."""
     if hasattr(alg, "value"):
