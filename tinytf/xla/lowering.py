@@ -188,7 +188,9 @@ class Lowering(ControlFlowLowering):
                 return dispatch.run_kernel(info, values, attrs)
         specs = [_spec(v) for v in values]
         inferred = info.infer(*specs, **attrs) if info.infer is not None else None
-        if foldable and isinstance(inferred, TensorSpec) and inferred.value is not None:
+        # An operand's own spec handed back is not a fold: its value is that operand's, not the result's.
+        fresh = not any(inferred is spec for spec in specs)
+        if foldable and isinstance(inferred, TensorSpec) and inferred.value is not None and fresh:
             return [np.asarray(inferred.value, inferred.dtype.np)]  # known from shapes (tf.Shape): a constant
         lower = getattr(cls, "lower", None)
         try:
