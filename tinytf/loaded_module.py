@@ -10,6 +10,8 @@ The entry function is the only public ``func.func``, else ``@main``, else the on
 A function in TensorFlow's executor form (``tf_executor.graph`` of islands, as the GraphDef
 importer writes it) runs as its functional form (tf-executor-to-functional-conversion): the graph's
 order is a topological order of its data and control edges, so the side effects keep their order.
+Region control flow (tf.IfRegion, tf.WhileRegion, tf.CaseRegion) runs as tf.If, tf.While and tf.Case of
+outlined functions (``tinytf.region_outlining``, TensorFlow's tf-region-control-flow-to-functional).
 """
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ import tinytf.mlir as mlir
 from tinytf.errors import InvalidArgumentError, UnimplementedError
 from tinytf.passes.executor_to_functional import functional_form
 from tinytf.passes.fold_batch_norm import folded
+from tinytf.region_outlining import outlined
 from tinytf.runtime.executor import Program, check_argument
 from tinytf.runtime.module import find_entry
 
@@ -36,6 +39,7 @@ class LoadedModule:
             self._runnable = functional_form(module)  # (the module itself unless it has tf_executor graphs)
         except UnimplementedError as err:
             self._runnable, self._unrunnable = module, err
+        self._runnable = outlined(self._runnable)  # IfRegion / WhileRegion / CaseRegion run as If / While / Case
         self._program = Program(folded(self._runnable))  # (graph mode runs TF's graph rewrites first)
         self._entries: dict = {}  # entry argument -> (function name, argument types)
 
