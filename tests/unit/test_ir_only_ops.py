@@ -1,6 +1,8 @@
 """Ops tinytf knows only as IR (``tinytf.framework.op.IR_ONLY``): region control flow, XLA and TPU ops,
 the uniform-quantized family. They parse, verify with TensorFlow's checks and print unchanged; running
-one raises UnimplementedError naming it, on both backends; they are not part of the op API."""
+one raises UnimplementedError naming it, on both backends (region control flow excepted: tt.load_mlir
+outlines it into tf.If / tf.While / tf.Case, tests/unit/test_region_control_flow.py); they are not part of
+the op API."""
 import numpy as np
 import pytest
 
@@ -39,10 +41,18 @@ def test_a_region_op_parses_verifies_and_prints_unchanged():
     assert type(module.body.block.first_op.body.block.first_op).__name__ == "IfRegion"
 
 
+XLA_ONLY = """func.func @main(%arg0: tensor<4xf32>, %arg1: tensor<i32>) -> tensor<?xf32> {
+  %cst = "tf.Const"() <{value = dense<0> : tensor<i32>}> : () -> tensor<i32>
+  %0 = "tf.XlaSetDynamicDimensionSize"(%arg0, %cst, %arg1) : (tensor<4xf32>, tensor<i32>, tensor<i32>) -> tensor<?xf32>
+  return %0 : tensor<?xf32>
+}
+"""
+
+
 @pytest.mark.parametrize("backend", ["graph", "xla"])
 def test_running_an_ir_only_op_is_unimplemented_naming_it(backend):
-    with pytest.raises(UnimplementedError, match=r"<string>:2:3: '?tf.IfRegion"):
-        tt.load_mlir(IF_REGION).run(np.array(True), np.ones(2, np.float32), backend=backend)
+    with pytest.raises(UnimplementedError, match=r"<string>:3:3: '?tf.XlaSetDynamicDimensionSize"):
+        tt.load_mlir(XLA_ONLY).run(np.ones(4, np.float32), np.int32(2), backend=backend)
 
 
 def test_a_bad_region_op_is_an_invalid_argument_at_its_line():
