@@ -23,6 +23,7 @@ import tinytf.mlir as mlir
 from tinytf.errors import InvalidArgumentError, UnimplementedError
 from tinytf.passes.executor_to_functional import functional_form
 from tinytf.passes.fold_batch_norm import folded
+from tinytf.passes.fuse_bias_activation import fused
 from tinytf.region_outlining import outlined
 from tinytf.runtime.executor import Program, check_argument
 from tinytf.runtime.module import find_entry
@@ -40,7 +41,7 @@ class LoadedModule:
         except UnimplementedError as err:
             self._runnable, self._unrunnable = module, err
         self._runnable = outlined(self._runnable)  # IfRegion / WhileRegion / CaseRegion run as If / While / Case
-        self._program = Program(folded(self._runnable))  # (graph mode runs TF's graph rewrites first)
+        self._program = Program(fused(folded(self._runnable)))  # (graph mode runs TF's graph rewrites first)
         self._entries: dict = {}  # entry argument -> (function name, argument types)
 
     @property

@@ -65,8 +65,9 @@ def test_weights_computed_from_reads_are_reused_while_the_variables_keep_their_b
         np.testing.assert_allclose(got, _conv_bn_reference(x, *weights), rtol=1e-5, atol=1e-5)
     plan, = [p for p in m._program.specializer.tables["main"].values() if isinstance(p, SpecializedPlan)]
     frozen = plan.steps[0][0]
-    # the batch norm folded into the kernel (tf-fold-batch-norm), whose scaling is a weight step too
-    assert plan.names == ["frozen reads", "tf.Conv2D", "tf.BiasAdd", "tf.Relu"]
+    # the batch norm folded into the kernel (tf-fold-batch-norm), whose scaling is a weight step too, then the
+    # convolution, bias and Relu fused (tf-fuse-bias-activation)
+    assert plan.names == ["frozen reads", "tf._FusedConv2D"]
     kept = frozen.last[1]
     assert all(not k.flags.writeable for k in kept)  # no kernel may write over a kept value
     m.run(x, *variables)

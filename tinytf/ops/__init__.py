@@ -38,6 +38,7 @@ from tinytf.ops import (  # noqa: F401
     math,
     math_binary,
     nn,
+    nn_fused,
     padding,
     parsing,
     placeholders,

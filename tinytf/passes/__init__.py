@@ -21,6 +21,7 @@ from tinytf.passes.executor_island_coarsening import ExecutorIslandCoarsening
 from tinytf.passes.executor_to_functional import ExecutorToFunctional
 from tinytf.passes.fold_batch_norm import FoldBatchNorm
 from tinytf.passes.functional_to_executor import FunctionalToExecutor
+from tinytf.passes.fuse_bias_activation import FuseBiasActivation
 from tinytf.passes.inline import Inline
 from tinytf.passes.mark_input_output_aliases import MarkInputOutputAliases
 from tinytf.passes.merge_variable_reads import MergeVariableReads
@@ -40,6 +41,7 @@ ALL_PASSES = [
     ExecutorToFunctional,
     FoldBatchNorm,
     FunctionalToExecutor,
+    FuseBiasActivation,
     Inline,
     MarkInputOutputAliases,
     MergeVariableReads,
@@ -48,7 +50,7 @@ ALL_PASSES = [
 ]
 
 __all__ = ["ALL_PASSES", "Canonicalize", "ClusterFormation", "ClusterFunctionBody", "ClusterOutlining", "ConstantFold",
-           "DecomposeResourceOps", "DecomposeResourceOpsInCluster", "FoldBatchNorm", "Inline", "MarkInputOutputAliases",
+           "DecomposeResourceOps", "DecomposeResourceOpsInCluster", "FoldBatchNorm", "FuseBiasActivation", "Inline", "MarkInputOutputAliases",
            "MergeVariableReads", "ShapeInference", "ShardingIdentification"]
 __all__ += ["DeviceCanonicalization", "ExecutorCanonicalization", "ExecutorGraphPruning", "ExecutorIslandCoarsening", "ExecutorToFunctional",
             "FunctionalToExecutor"]

@@ -17,6 +17,7 @@ from tinytf.errors import InvalidArgumentError
 from tinytf.framework.tensor_spec import TensorSpec
 from tinytf.framework.variables import Variable
 from tinytf.passes.fold_batch_norm import folded
+from tinytf.passes.fuse_bias_activation import fused
 from tinytf.runtime.executor import Program, check_argument
 from tinytf.runtime.tensor import Tensor
 
@@ -31,7 +32,7 @@ class Runner:
             raise InvalidArgumentError(f"unknown backend '{backend}' (graph or xla)")
         self.module = module
         self.backend = backend
-        self.program = Program(folded(module))  # (graph mode runs TF's graph rewrites first)
+        self.program = Program(fused(folded(module)))  # (graph mode runs TF's graph rewrites first)
 
     def function(self, name: str):
         return self.program.function(name)
