@@ -115,3 +115,22 @@ def test_loaded_module_runs_the_fused_ops_on_graph_and_xla():
         out, h = m.run(x, w, b, mm, c, backend=backend)
         np.testing.assert_allclose(h, hidden, rtol=1e-5, atol=1e-5)
         np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-5)
+
+
+TF_TEXT = """
+func.func @main(%x: tensor<1x4x4x2xf32>, %w: tensor<3x3x2x3xf32>, %b: tensor<3xf32>) -> tensor<1x4x4x3xf32> {
+  %0 = "tf._FusedConv2D"(%x, %w, %b) {T = f32, data_format = "NHWC", device = "", dilations = [1, 1, 1, 1], epsilon = 0.000000e+00 : f32, explicit_paddings = [], fused_ops = ["BiasAdd", "LeakyRelu"], leakyrelu_alpha = 3.000000e-01 : f32, num_args = 1 : i64, padding = "SAME", strides = [1, 1, 1, 1], use_cudnn_on_gpu = true} : (tensor<1x4x4x2xf32>, tensor<3x3x2x3xf32>, tensor<3xf32>) -> tensor<1x4x4x3xf32>
+  return %0 : tensor<1x4x4x3xf32>
+}
+"""
+
+
+def test_tensorflow_text_of_a_fused_conv_runs_on_graph_and_xla():
+    """The op as TensorFlow prints a grappler-optimised graph (T and num_args in the attribute dictionary)."""
+    m = tt.load_mlir(TF_TEXT)
+    rng = np.random.default_rng(5)
+    x, w = rng.standard_normal((1, 4, 4, 2)).astype(np.float32), rng.standard_normal((3, 3, 2, 3)).astype(np.float32)
+    b = rng.standard_normal(3).astype(np.float32)
+    want = _reference(Conv2D.bind(x, w, **CONV | {"strides": [1, 1, 1, 1]}).numpy(), b, "LeakyRelu", 0.3)
+    for backend in ("graph", "xla"):
+        np.testing.assert_allclose(m.run(x, w, b, backend=backend)[0], want, rtol=1e-5, atol=1e-5)

@@ -25,6 +25,7 @@ from tinytf.errors import InvalidArgumentError
 from tinytf.framework.attributes import attr, derived
 from tinytf.framework.op import NotDifferentiable, Op, register
 from tinytf.framework.tensor_spec import TensorSpec
+from tinytf.ops import verifiers as v
 from tinytf.ops.activation_grads import alpha_scalar
 from tinytf.ops.conv import Conv2D, DepthwiseConv2dNative, _ConvForward
 from tinytf.ops.math import MatMul
@@ -68,6 +69,7 @@ class _Fused:
     epsilon = attr(0.0001)
     leakyrelu_alpha = attr(0.2)
     num_args = derived("int", lambda op: len(op.operands) - 2, default=None)
+    FLOATS: ClassVar[dict] = {"epsilon": v.F32_ATTR, "leakyrelu_alpha": v.F32_ATTR}
 
     @classmethod
     def activation(cls, fused_ops) -> str | None:
@@ -127,7 +129,7 @@ class FusedConv2D(_FusedConv):
 
     name = "tf._FusedConv2D"
     use_cudnn_on_gpu = attr(True)
-    ATTR_CONSTRAINTS: ClassVar[dict] = Conv2D.ATTR_CONSTRAINTS
+    ATTR_CONSTRAINTS: ClassVar[dict] = {**Conv2D.ATTR_CONSTRAINTS, **_Fused.FLOATS}
 
 
 @register
@@ -137,6 +139,7 @@ class FusedDepthwiseConv2dNative(_FusedConv):
     name = "tf._FusedDepthwiseConv2dNative"
     DEPTHWISE: ClassVar[bool] = True
     LAYER: ClassVar[type] = DepthwiseConv2dNative
+    ATTR_CONSTRAINTS: ClassVar[dict] = _Fused.FLOATS
 
 
 @register
@@ -151,6 +154,7 @@ class FusedMatMul(_Fused, Op):
     transpose_a = attr(False)
     transpose_b = attr(False)
     traits = traits_def(Pure(), NotDifferentiable())
+    ATTR_CONSTRAINTS: ClassVar[dict] = _Fused.FLOATS
 
     @classmethod
     def infer(cls, a, b, *args, transpose_a=False, transpose_b=False, **attrs):
