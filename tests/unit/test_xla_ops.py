@@ -133,6 +133,49 @@ MORE += [
     S("tf.AllCandidateSampler", [K(np.array([[1, 4], [3, 2]], np.int64))], {"num_true": 2, "num_sampled": 5,
                                                                            "unique": True}),
 ]
+class F32(U):
+    """Uniform float32 values whatever the checked dtype (the image gradient ops take float32 gradients)."""
+
+    def draw(self, rng, dtype):
+        return rng.uniform(self.lo, self.hi, self.shape).astype(np.float32)
+
+
+# tt.image's gradient ops, the fake-quantization family (TensorFlow's values: test_image_conformance.py,
+# test_ops_fake_quant.py), bit and shape ops, bincount, and the random samplers with rejection loops
+_RESIZE = {"align_corners": False, "half_pixel_centers": True}
+_CROP_BOXES = K(np.array([[0.1, -0.2, 0.8, 0.7], [0.3, 0.2, 0.6, 1.1], [0.0, 0.0, 1.0, 1.0]], np.float32))
+_CROP_IND = K(np.array([1, 0, 1], np.int32))
+_LOHI = [K(np.float32(-1.5)), K(np.float32(1.25))]
+_LOHI_C = [K(np.array([-1.5, -0.5, -2.0], np.float32)), K(np.array([1.25, 0.5, 2.0], np.float32))]
+_FQ = {"num_bits": 6, "narrow_range": True}
+_key, _counter, _alg = K(np.array([12345], np.uint64)), K(np.array([7, 9], np.uint64)), K(np.int32(1))
+MORE += [
+    S("tf.ResizeBilinearGrad", [F32((2, 3, 4, 2)), F32((2, 5, 7, 2))], _RESIZE),
+    S("tf.ResizeBicubicGrad", [F32((2, 3, 4, 2)), F32((2, 5, 7, 2))], _RESIZE),
+    S("tf.ResizeNearestNeighborGrad", [F32((2, 8, 9, 2)), i32(5, 7)], _RESIZE),
+    S("tf.ScaleAndTranslateGrad", [F32((2, 6, 9, 2)), F32((2, 5, 7, 2)), K(np.array([1.3, 1.1], np.float32)),
+                                   K(np.array([0.4, -0.6], np.float32))], {"kernel_type": "lanczos3", "antialias": True}),
+    S("tf.CropAndResizeGradImage", [F32((3, 4, 6, 2)), _CROP_BOXES, _CROP_IND, i32(2, 5, 7, 2)], {"T": tt.float32}),
+    S("tf.CropAndResizeGradBoxes", [F32((3, 4, 6, 2)), F32((2, 5, 7, 2)), _CROP_BOXES, _CROP_IND]),
+    S("tf.DrawBoundingBoxes", [F32((2, 6, 7, 3), 0, 1), K(np.array([[[0.1, 0.2, 0.7, 0.9]], [[-0.3, 0.5, 0.4, 1.4]]],
+                                                                np.float32))]),
+    S("tf.FakeQuantWithMinMaxArgs", [F32((2, 3))], {"min": -1.5, "max": 1.25, **_FQ}),
+    S("tf.FakeQuantWithMinMaxArgsGradient", [F32((2, 3)), F32((2, 3))], {"min": -1.5, "max": 1.25, **_FQ}),
+    S("tf.FakeQuantWithMinMaxVars", [F32((2, 3)), *_LOHI], _FQ),
+    S("tf.FakeQuantWithMinMaxVarsGradient", [F32((2, 3)), F32((2, 3)), *_LOHI], _FQ),
+    S("tf.FakeQuantWithMinMaxVarsPerChannel", [F32((2, 3)), *_LOHI_C], _FQ),
+    S("tf.FakeQuantWithMinMaxVarsPerChannelGradient", [F32((2, 3)), F32((2, 3)), *_LOHI_C], _FQ),
+    S("tf.Bitcast", [x23], {"type": tt.uint8}),
+    S("tf.BroadcastArgs", [Int((3,), 1, 4), K(np.array([1, 1], np.int32))]),
+    S("tf.ToBool", [x23]), S("tf.ToBool", [U(())], id="ToBool-scalar"),
+    S("tf.DenseBincount", [Int((2, 5), 0, 4), K(np.int32(6)), U((2, 5), 0, 1)],
+      {"binary_output": False}),
+    S("tf.StatelessRandomGammaV3", [i32(4, 2), _key, _counter, _alg, U((2,), 0.3, 3)]),
+    S("tf.StatelessRandomPoisson", [i32(4, 2), _seed, U((2,), 0.5, 30)], {"dtype": tt.int32}),
+    S("tf.StatelessRandomBinomial", [i32(4, 2), _seed, K(lambda d: np.array([5.0, 40.0], d)), U((2,), 0.1, 0.9)]),
+    S("tf.RandomGamma", [i32(3), U((2,), 0.3, 3)], {"seed": 5, "seed2": 6}),
+    S("tf.RandomPoissonV2", [i32(3), U((2,), 0.5, 30)], {"seed": 5, "seed2": 6}),
+]
 # Stateful ops whose one-op functions have the same text for both dtypes: XLA's cache (by module text) would
 # hand the second run the first one's advanced stream; test_random.py runs them under XLA.
 OWN_STREAMS = {"tf.RandomUniform", "tf.RandomStandardNormal", "tf.TruncatedNormal", "tf.RandomUniformInt"}
@@ -146,10 +189,57 @@ NO_RESULTS = {"tf.Assert"}
 # String parsing runs on the graph backend only; its XLA refusal is tested in test_saved_model_ops.py.
 GRAPH_ONLY = {"tf.ParseExample", "tf.ParseExampleV2"}
 ALL = SPECS + MORE
+# Ops XLA refuses with UnimplementedError, as TensorFlow's bridge: strings (image files among them), and the
+# stateful random crop's rejection loop (test_refused_by_xla). (op: its function, its arguments)
+_PNG, _PIXELS = np.array(b"\x89PNG\r\n\x1a\n", object), np.zeros((2, 3, 3), np.uint8)
+REFUSED = {
+    "tf.DecodeAndCropJpeg": (lambda c: tt.image.decode_and_crop_jpeg(c, [0, 0, 1, 1]), _PNG),
+    "tf.DecodeBmp": (tt.image.decode_bmp, _PNG), "tf.DecodeGif": (tt.image.decode_gif, _PNG),
+    "tf.DecodeImage": (tt.image.decode_image, _PNG), "tf.DecodeJpeg": (tt.image.decode_jpeg, _PNG),
+    "tf.DecodePng": (tt.image.decode_png, _PNG), "tf.DecodeWebP": (tt.image.decode_webp, _PNG),
+    "tf.ExtractJpegShape": (tt.image.extract_jpeg_shape, _PNG),
+    "tf.EncodeJpeg": (tt.image.encode_jpeg, _PIXELS), "tf.EncodePng": (tt.image.encode_png, _PIXELS),
+    "tf.EncodeJpegVariableQuality": (lambda x: tt.raw_ops.EncodeJpegVariableQuality(image=x, quality=50), _PIXELS),
+    "tf.Substr": (lambda s: tt.raw_ops.Substr(input=s, pos=np.int32(1), len=np.int32(2)), np.array([b"hello"], object)),
+    "tf.SampleDistortedBoundingBoxV2": (lambda boxes: tt.image.sample_distorted_bounding_box(
+        [40, 30, 3], boxes, seed=5), np.array([[[0.1, 0.1, 0.9, 0.9]]], np.float32)),
+}
+# BroadcastGradientArgs' results are as long as its operands' values make them: XLA takes it with constant
+# operands only (as tf.BroadcastTo's shape), which tt.function folds away; a parsed module keeps the op.
+BROADCAST_GRADIENT_ARGS = """func.func @main() -> (tensor<?xi32>, tensor<?xi32>) {
+  %a = "tf.Const"() <{value = dense<[2, 1, 3]> : tensor<3xi32>}> : () -> tensor<3xi32>
+  %b = "tf.Const"() <{value = dense<[4, 1]> : tensor<2xi32>}> : () -> tensor<2xi32>
+  %r0, %r1 = "tf.BroadcastGradientArgs"(%a, %b) : (tensor<3xi32>, tensor<2xi32>) -> (tensor<?xi32>, tensor<?xi32>)
+  return %r0, %r1 : tensor<?xi32>, tensor<?xi32>
+}
+"""
+
+
+def _ops_of(concrete) -> set[str]:
+    return {op.name for op in concrete.module.walk()}
+
+
+def checked_elsewhere() -> set[str]:
+    """The ops other test files run under XLA (or see XLA refuse), from the functions those tests compile."""
+    import test_image_conformance as image
+    import test_linalg_eigen_extras as eigen
+    import test_print as printing
+
+    ops = set()
+    for path, args, kwargs in image.cases.CASES.values():  # test_image_conformance.py, mode "xla"
+        call, arrays = image.runner(path, args, kwargs, "xla")
+        ops |= _ops_of(call.get_concrete_function(*[tt.TensorSpec(a.shape, tt.as_dtype(a.dtype)) for a in arrays]))
+    for inputs, kwargs in printing.CASES.CASES.values():  # test_print.py's test_text_is_tensorflows, mode "xla"
+        run = tt.function(lambda i=inputs, k=kwargs: tt.print(*[printing.to_tinytf(v) for v in i], **k), jit_compile=True)
+        ops |= _ops_of(run.get_concrete_function())
+    a = eigen.V["near_identity"]  # test_linalg_eigen_extras.py's test_logm_is_tensorflows_and_scipys_in_every_mode
+    ops |= _ops_of(eigen.modes(eigen.la.logm)[2].get_concrete_function(tt.TensorSpec(a.shape, tt.as_dtype(a.dtype))))
+    return ops
 
 
 def test_every_op_is_covered():
     covered = {s.op for s in ALL} | MODULE_OPS | COMPLEX_ONLY | OWN_STREAMS | GRAPH_ONLY | TENSOR_LISTS | NO_RESULTS
+    covered |= set(REFUSED) | {"tf.BroadcastGradientArgs"} | checked_elsewhere()
     assert DECOMPOSITIONS <= {s.op for s in ALL}
     missing = sorted(set(REGISTRY) - covered)
     assert not missing, f"ops without an XLA check: {missing}"
@@ -214,3 +304,24 @@ def test_complex_parts_under_xla(dtype):
     cf = tt.function(lambda v: (tt.math.real(v), tt.math.imag(v), complex_abs(v), tt.math.angle(v))).get_concrete_function(
         tt.TensorSpec([2, 3], tt.as_dtype(dtype)))
     assert all(f"tf.{n}" in cf.mlir() for n in ("Real", "Imag", "ComplexAbs", "Angle"))
+
+
+@pytest.mark.parametrize("name", sorted(REFUSED))
+def test_refused_by_xla(name):
+    fn, arg = REFUSED[name]
+    f = tt.function(fn, jit_compile=True)
+    assert name in _ops_of(f.get_concrete_function(tt.TensorSpec(arg.shape, tt.string if arg.dtype == object
+                                                                 else tt.as_dtype(arg.dtype))))
+    with pytest.raises(tt.errors.UnimplementedError, match=name):
+        f(tt.constant(arg))
+
+
+def test_broadcast_gradient_args_of_constants_under_xla():
+    from tinytf import mlir
+
+    module = mlir.parse(BROADCAST_GRADIENT_ARGS)
+    # [2, 1, 3] and [1, 4, 1] broadcast to [2, 4, 3]: the first is summed over axis 1, the second over 0 and 2
+    for r0, r1 in (tt.load_mlir(BROADCAST_GRADIENT_ARGS).run(backend="graph"), xla.run_module(module, "main", [])):
+        np.testing.assert_array_equal(np.asarray(r0), np.array([1], np.int32))
+        np.testing.assert_array_equal(np.asarray(r1), np.array([0, 2], np.int32))
+        assert np.asarray(r0).dtype == np.int32 and np.asarray(r1).dtype == np.int32

@@ -165,6 +165,7 @@ class DecodeAndCropJpeg(_Decode):
 
     @classmethod
     def compute(cls, xp, contents, crop_window, **attrs):
+        _bytes(cls.name, xp, contents)  # its own name in the errors (XLA's refusal among them), not DecodeJpeg's
         full = DecodeJpeg.compute(xp, contents, **attrs)
         y, x, h, w = (int(v) for v in np.asarray(crop_window).reshape(-1))
         if min(y, x) < 0 or min(h, w) <= 0 or y + h > full.shape[0] or x + w > full.shape[1]:
@@ -363,6 +364,7 @@ class EncodeJpegVariableQuality(_Encode):
     """EncodeJpeg with the quality an int32 scalar operand."""
 
     name = "tf.EncodeJpegVariableQuality"
+    image = operand_def()  # (again: the image first, then the quality, as TensorFlow's operands)
     quality = operand_def()
 
     @classmethod
