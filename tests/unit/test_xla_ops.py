@@ -221,6 +221,7 @@ def _ops_of(concrete) -> set[str]:
 
 def checked_elsewhere() -> set[str]:
     """The ops other test files run under XLA (or see XLA refuse), from the functions those tests compile."""
+    import test_fused_bias_activation as fused
     import test_image_conformance as image
     import test_linalg_eigen_extras as eigen
     import test_print as printing
@@ -234,6 +235,7 @@ def checked_elsewhere() -> set[str]:
         ops |= _ops_of(run.get_concrete_function())
     a = eigen.V["near_identity"]  # test_linalg_eigen_extras.py's test_logm_is_tensorflows_and_scipys_in_every_mode
     ops |= _ops_of(eigen.modes(eigen.la.logm)[2].get_concrete_function(tt.TensorSpec(a.shape, tt.as_dtype(a.dtype))))
+    ops |= {cls.name for cls, _, _ in fused.CASES}  # test_fused_bias_activation.py's test_fused_equals_chain_eager_and_xla
     return ops
 
 
