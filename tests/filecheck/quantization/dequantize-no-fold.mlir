@@ -1,11 +1,12 @@
 // RUN: tinytf-opt %s --split-input-file -p 'tf-quantize-weights{min-elements=8},canonicalize,tf-constant-fold' | filecheck %s
-// RUN: tinytf-opt %s --split-input-file -p 'tf-quantize-weights{min-elements=8 inline=false},tf-inline,canonicalize,tf-constant-fold' | filecheck %s --check-prefix=INLINED
+// RUN: tinytf-opt %s --split-input-file -p 'tf-quantize-weights{min-elements=8 inline=false},tf-inline,tf-shape-inference,canonicalize,tf-constant-fold' | filecheck %s --check-prefix=INLINED
 // RUN: tinytf-opt %s --split-input-file -p 'tf-quantize-weights{min-elements=8 symmetric=false},canonicalize,tf-constant-fold' | filecheck %s --check-prefix=ASYM
 
 // Why the pattern starts with tf.Identity: canonicalize and tf-constant-fold fold ops whose
 // operands are all constants, and would turn the int8 weight back into a float constant.
 // tf.Identity is never folded, so the int8 constant and the whole chain survive both passes
-// (also after tf-inline has inlined @dequantize_i8).
+// (also after tf-inline has inlined @dequantize_i8: its arguments are unranked, as in TensorFlow's
+// quantized function library, so the inlined chain needs tf-shape-inference before x - 0 can fold).
 // Symmetric quantization has zero point 0, and canonicalize folds x - 0 to x as TensorFlow's
 // IdentityArithmeticOpFolder does (a scalar zero, operand and result of one type): the chain is
 // then Identity -> Cast -> Cast -> Mul. An asymmetric zero point (ASYM) keeps the tf.Sub.
