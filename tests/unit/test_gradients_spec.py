@@ -22,7 +22,7 @@ import pytest
 
 import tinytf as tt
 from tinytf import gradcheck as gc
-from tinytf.framework.op import REGISTRY, NotDifferentiable, calls_functions, has_trait
+from tinytf.framework.op import REGISTRY, NoGradient, NotDifferentiable, calls_functions, has_trait
 
 # --- operand kinds ------------------------------------------------------------------------------
 
@@ -462,8 +462,21 @@ def _tf_ops():
 
 
 def ops_without_gradient() -> list[str]:
-    return sorted(name for name, cls in _tf_ops().items()
-                  if getattr(cls, "grad", None) is None and not has_trait(cls, NotDifferentiable))
+    return sorted(name for name, cls in _tf_ops().items() if getattr(cls, "grad", None) is None
+                  and not has_trait(cls, NotDifferentiable) and not has_trait(cls, NoGradient))
+
+
+def gradients_checked_against_tensorflow() -> set[str]:
+    """The float32-only image ops (the numerical checker needs float64) whose gradients
+    test_image_conformance.py compares with TensorFlow's recorded ones: the ops its gradient cases trace."""
+    import test_image_conformance as image
+
+    ops = set()
+    for name in image.cases.GRADIENT_CASES + image.cases.BOX_GRADIENT_CASES:
+        call, arrays = image.runner(*image.cases.CASES[name], "graph")
+        concrete = call.get_concrete_function(*[tt.TensorSpec(a.shape, tt.as_dtype(a.dtype)) for a in arrays])
+        ops |= {op.name for op in concrete.module.walk()}
+    return ops
 
 
 def test_every_tf_op_has_a_gradient_or_is_not_differentiable():
@@ -478,7 +491,7 @@ def test_every_tf_op_has_a_gradient_or_is_not_differentiable():
 def test_every_differentiable_op_has_a_spec():
     differentiable = {name for name, cls in _tf_ops().items() if getattr(cls, "grad", None) is not None}
     covered = ({s.op for s in SPECS} | CONTROL_FLOW | VARIABLE_READS | COMPLEX_ONLY | TENSOR_LISTS | DECOMPOSITIONS
-               | RANDOM_REPARAMETERISED | STRAIGHT_THROUGH)
+               | RANDOM_REPARAMETERISED | STRAIGHT_THROUGH | gradients_checked_against_tensorflow())
     assert not differentiable - covered, f"differentiable ops without a spec: {sorted(differentiable - covered)}"
     assert not {s.op for s in SPECS} - set(REGISTRY), "specs of ops that are not registered"
 

@@ -255,6 +255,12 @@ class NotDifferentiable(OpTrait):
 
 
 @dataclass(frozen=True)
+class NoGradient(OpTrait):
+    """TensorFlow registers no gradient for this op: differentiating through it raises LookupError
+    (where a NotDifferentiable op's gradient is None)."""
+
+
+@dataclass(frozen=True)
 class ResourceOp(OpTrait):
     """Reads or writes a variable through a resource or ref operand."""
 

@@ -19,7 +19,7 @@ from xdsl.traits import Pure
 
 import tinytf.dtypes as dtypes
 from tinytf.errors import InvalidArgumentError
-from tinytf.framework.op import NotDifferentiable, Op, register
+from tinytf.framework.op import NoGradient, NotDifferentiable, Op, register
 from tinytf.framework.tensor_spec import TensorSpec
 from tinytf.ops.base import fmt_shape
 
@@ -131,11 +131,11 @@ class HSVToRGB(_Colour):
 
 
 class _Adjust(Op):
-    """An RGB image (at least 3-D) and a float32 scalar."""
+    """An RGB image (at least 3-D) and a float32 scalar. TensorFlow defines no gradient for these."""
 
     images = operand_def()
     output = result_def()
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), NoGradient())
     SCALAR: ClassVar[str] = "delta"
 
     @classmethod
@@ -191,7 +191,7 @@ class AdjustContrastv2(Op):
     images = operand_def()
     contrast_factor = operand_def()
     output = result_def()
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), NoGradient())  # TensorFlow defines none (tf.image.adjust_contrast)
 
     @classmethod
     def infer(cls, images, contrast_factor):

@@ -20,7 +20,7 @@ import tinytf.dtypes as dtypes
 from tinytf.errors import InvalidArgumentError
 from tinytf.framework.attributes import attr
 from tinytf.framework.kernel import check_allocation
-from tinytf.framework.op import NotDifferentiable, Op, register
+from tinytf.framework.op import NoGradient, NotDifferentiable, Op, register
 from tinytf.framework.tensor_spec import TensorSpec
 from tinytf.ops.base import fmt_shape
 from tinytf.ops.image_resize_kernels import (
@@ -159,6 +159,7 @@ class ResizeArea(_Resize):
     TensorFlow defines no gradient for it."""
 
     name = "tf.ResizeArea"
+    traits = traits_def(Pure(), NoGradient())
 
     @classmethod
     def compute(cls, xp, images, size, **attrs):

@@ -20,7 +20,7 @@ from xdsl.irdl import operand_def, result_def, traits_def
 from xdsl.traits import Pure
 
 from tinytf.errors import InvalidArgumentError
-from tinytf.framework.op import Op, register
+from tinytf.framework.op import NoGradient, Op, register
 from tinytf.framework.tensor_spec import TensorSpec
 from tinytf.ops.linalg_decompositions import eigh
 from tinytf.ops.linalg_structure import check_matrices, diag
@@ -47,7 +47,7 @@ class MatrixLogarithm(Op):
     name = "tf.MatrixLogarithm"
     input = operand_def()
     output = result_def()
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), NoGradient())  # TensorFlow registers none: differentiating logm is an error
 
     @classmethod
     def infer(cls, input):
@@ -62,10 +62,6 @@ class MatrixLogarithm(Op):
 
         return jax.pure_callback(lambda a: _logm_each(np.asarray(a)), jax.ShapeDtypeStruct(input.shape, input.dtype),
                                  input, vmap_method="sequential")
-
-    @staticmethod
-    def grad(op, dy):  # TensorFlow registers none: differentiating through logm is an error there too
-        raise LookupError("gradient registry has no entry for: MatrixLogarithm")
 
 
 def logm(input, name=None):  # noqa: A002 (TensorFlow's name)
