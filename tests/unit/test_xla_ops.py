@@ -325,6 +325,16 @@ def test_refused_by_xla(name):
         f(tt.constant(arg))
 
 
+def test_a_string_folded_from_constants_is_refused_by_xla():
+    # encode_png of a constant folds while compiling; the string it makes cannot leave an XLA computation
+    pixels = np.arange(12, dtype=np.uint8).reshape(2, 2, 3)
+    f = tt.function(lambda: tt.image.encode_png(tt.constant(pixels)), jit_compile=True)
+    with pytest.raises(tt.errors.UnimplementedError, match="string tensor"):
+        f()
+    assert tt.image.decode_png(tt.function(lambda: tt.image.encode_png(tt.constant(pixels)))()).numpy().tolist() \
+        == pixels.tolist()
+
+
 def test_broadcast_gradient_args_of_constants_under_xla():
     from tinytf import mlir
 

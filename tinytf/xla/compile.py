@@ -145,6 +145,8 @@ class Compilation:
             if isinstance(out, Resource):
                 raise UnimplementedError(f"@{self.name} returns a resource handle (output {k}); XLA computations "
                                          "return tensors")
+            if np.dtype(out.dtype).kind in "OSU":  # a string op folded from constants while compiling
+                raise UnimplementedError(f"@{self.name} returns a string tensor (output {k}); XLA has no string type")
             want = tf_types.dtype_of(declared[k]) if k < len(declared) else None
             if want is not None and want.kind != "o" and out.dtype != want.np:
                 out = lowering.cast(out, want.np)
