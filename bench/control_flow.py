@@ -6,9 +6,9 @@ time (every state stored).
 
     python bench/control_flow.py [--quick] [--steps 50]
 
-tinytf's graph mode stacks each iteration's state in a recording loop (TensorFlow's accumulators),
-so the gradient costs O(N) body steps; under XLA (static shapes) it recomputes the state entering
-each iteration, O(N^2) body steps that XLA runs fast. Rows: per-step time, one process, ratios to
+tinytf's forward loop stacks each iteration's state as it runs (TensorFlow's accumulators; under
+XLA a [maximum_iterations, ...] buffer written in place), so the gradient is two passes, forward and
+backward, O(N) body steps. Rows: per-step time, one process, ratios to
 TensorFlow's tf.function (graph) and to jax.jit (XLA).
 """
 from __future__ import annotations

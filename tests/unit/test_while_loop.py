@@ -122,18 +122,38 @@ def test_traced_while_loop_gradient_stacks_states_or_recomputes_them(jit_compile
     text = tt.function(f, jit_compile=jit_compile).get_concrete_function(tt.constant(X)).mlir()
     bodies = [text.split("func.func private @")[k] for k in range(1, text.count("func.func private @") + 1)]
     loops = [b for b in bodies if b.startswith("while_body_")]
-    # forward, a recording loop stacking each state (growing by ConcatV2 in a graph, written into a
-    # preallocated [bound, ...] stack by TensorScatterUpdate under XLA), a backward loop reading them
-    # (GatherV2); XLA without a bound (static shapes, no stack): forward, backward, and inside the
-    # backward body a loop recomputing each state
+    # two passes: the forward loop stacking each state as it runs (growing by ConcatV2 in a graph,
+    # written into a preallocated [bound, ...] stack by TensorScatterUpdate under XLA; the body it
+    # replays stays in the library for the backward steps), a backward loop reading them (GatherV2);
+    # XLA without a bound (static shapes, no stack): forward, backward, and inside the backward body a
+    # loop recomputing each state
     stacked = bound is not None or not jit_compile
     assert len(loops) == 3
+    assert text.count('"tf.While"') == (2 if stacked else 3)
     assert any('"tf.ConcatV2"' in b for b in loops) == (not jit_compile)
     assert any('"tf.TensorScatterUpdate"' in b for b in loops) == (jit_compile and bound is not None)
     assert any('"tf.While"' in b for b in loops) == (not stacked)
     x = np.array([2.0, 1.5, 0.5], np.float32)  # sums 4, 6.5, 21.1, 281.6: 3 squarings, y = x^8
     np.testing.assert_allclose(np.asarray(tt.function(f, jit_compile=jit_compile)(tt.constant(x))), 8 * x ** 7,
                                rtol=1e-5)
+
+
+@pytest.mark.parametrize("jit_compile", [False, True])
+def test_gradient_of_the_gradient_reaches_the_states_the_forward_loop_stacked(jit_compile):
+    def f(x, w):  # y = x * w^4; the inner gradient 4 x w^3 reads the stacked states w^k x
+        with tt.GradientTape() as outer:
+            outer.watch(w)
+            with tt.GradientTape() as inner:
+                inner.watch(w)
+                y = tt.reduce_sum(tt.while_loop(lambda v: tt.constant(True), lambda v: v * w, x, maximum_iterations=4))
+            g = inner.gradient(y, w)
+            s = tt.reduce_sum(g)
+        return g, outer.gradient(s, w)
+
+    x, w = np.array([2.0, -1.5, 0.5], np.float32), np.array([1.5, 0.5, -2.0], np.float32)
+    g, gg = tt.function(f, jit_compile=jit_compile)(tt.constant(x), tt.constant(w))
+    np.testing.assert_allclose(np.asarray(g), 4 * x * w ** 3, rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(gg), 12 * x * w ** 2, rtol=1e-6)
 
 
 @pytest.mark.parametrize("mode", MODES[:2])

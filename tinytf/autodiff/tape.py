@@ -382,6 +382,13 @@ def record_call(entry_cls, inputs: tuple, outputs: tuple, attrs: dict, accessed=
             tape._record(entry_cls, inputs, outputs, attrs)
 
 
+def would_record(inputs: tuple, accessed=()) -> bool:
+    """Whether ``record_call`` with these inputs and accessed variables would put the call on a tape
+    (so a gradient may follow: a traced loop then stacks what its gradient needs as it runs)."""
+    return any((tape._watch_accessed_variables and any(accessed)) or any(id(x) in tape._tracked for x in inputs)
+               for tape in recording_tapes())
+
+
 def pause_all():
     """A context in which no tape on this thread records (``custom_gradient``'s forward pass)."""
     return _Paused([c for c in context.stack() if isinstance(c, GradientTape)])

@@ -9,12 +9,14 @@ counter in front of the loop variables and the captures behind them, as TensorFl
     %n, %acc = "tf.While"(%zero, %x) <{body = @while_body_1, cond = @while_cond_1, is_stateless = true,
                   parallel_iterations = 10 : i64}> : (tensor<i32>, tensor<3xf32>) -> (tensor<i32>, tensor<3xf32>)
 
-The gradient runs the loop once more stacking the state each iteration starts from (TensorFlow's
-accumulators), then loops from the last iteration to the first, pulling the upstream gradient back
-through one replayed body step: O(N) body steps. Under XLA, whose shapes are static, the stack needs
-a static ``maximum_iterations`` (as TensorFlow's XLA bridge does); without one, and for loop
-variables whose shape changes, the state entering iteration k is recomputed from the initial values
-instead: flat memory, O(N^2) body steps.
+When a tape will record the loop, the forward loop itself stacks the state each iteration starts
+from (TensorFlow's accumulators); the gradient then loops from the last iteration to the first,
+pulling the upstream gradient back through one replayed body step: two passes, O(N) body steps. A
+loop traced without a tape watching (or whose body assigns variables) is run once more by its
+gradient to stack the states. Under XLA, whose shapes are static, the stack needs a static
+``maximum_iterations`` (as TensorFlow's XLA bridge does); without one, and for loop variables whose
+shape changes, the state entering iteration k is recomputed from the initial values instead: flat
+memory, O(N^2) body steps.
 """
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ import numpy as np
 
 from tinytf.autodiff.gradient_arithmetic import zeros_like
 from tinytf.autodiff.structures import flatten, pack_as
+from tinytf.autodiff.tape import pause_all, would_record
 from tinytf.errors import InvalidArgumentError
 from tinytf.framework import context
 from tinytf.framework.tensor_spec import TensorSpec
@@ -161,7 +164,31 @@ def _traced_while(ctx: TracingContext, cond, body, structure, maximum_iterations
     bound = maximum_iterations if isinstance(maximum_iterations, int) else None
     _LOOPS[body_ctx.name] = (len(specs), bound, body_ctx.reads_written or cond_ctx.reads_written)
     result_specs = specs + [fb.argument_spec(x) for x in cond_ctx.externals]
-    return call_while(ctx, initial + cond_ctx.externals, attrs, result_specs)[1:len(specs)]
+    inputs = initial + cond_ctx.externals
+    if not written and [s.shape for s in specs] == [x.shape for x in initial] and \
+            any(fb.differentiable(x) for x in initial[1:]) and \
+            would_record(tuple(inputs), [x for x in inputs if isinstance(x, Variable) and x.trainable]):
+        recorded = _recording_while(ctx, body_ctx.name, cond_ctx.name, initial, cond_ctx.externals, bound)
+        if recorded is not None:
+            return recorded
+    return call_while(ctx, inputs, attrs, result_specs)[1:len(specs)]
+
+
+def _recording_while(ctx, body: str, cond: str, initial: list, externals: list, bound: int | None) -> list | None:
+    """The loop of ``body`` and ``cond`` run once, stacking the state each iteration starts from as it
+    goes (TensorFlow's accumulators), put on the tapes as the loop itself with the stacks beside it: its
+    gradient then runs one backward loop, no replay of the forward one. None where the stacks would
+    not have static shapes (see ``_recorded_states``)."""
+    fn, cond_fn = ctx.library[body], ctx.library[cond]
+    with pause_all():  # the tapes see the loop (below), not the recording loop's ops
+        out = _stacking_loop(fn, initial, externals, bound, ctx.for_xla,
+                             lambda state, ext: fb.replay(cond_fn, [*state, *ext])[0])
+    if out is None:
+        return None
+    n = len(initial)
+    record(WhileCall, tuple(initial + externals), out, {"body": body, "n": n, "bound": bound,
+                                                           "reads_written": False, "stacks": out[n:]})
+    return out[1:n]
 
 
 def call_while(ctx: TracingContext, inputs: list, attrs: dict, specs: list) -> list:
@@ -186,14 +213,16 @@ class WhileCall:
         initial, externals = list(op.raw_inputs[:n]), list(op.raw_inputs[n:])
         carried = [i for i in range(1, n) if fb.differentiable(initial[i])]
         captured = [j for j, x in enumerate(externals) if fb.differentiable(x) and n + j not in op.skip_input_indices]
-        if not any(dys[i] is not None for i in carried):
+        stacks = op.raw_attrs.get("stacks")  # (the forward loop's, outputs n.. beside the final state)
+        stack_grads = [dys[n + i - 1] for i in carried] if stacks else [None] * len(carried)
+        if not any(dys[i] is not None for i in carried) and not any(g is not None for g in stack_grads):
             return [None] * len(op.raw_inputs)
         fb.refuse_stale_reads(op, "tt.while_loop")
         ctx = tracing_context()
         fn, iterations = ctx.library[body], op.outputs[0]
         captured = [j for j in captured if fb.used(fn, n + j)]  # (one only the condition reads has none)
-        states = _recorded_states(fn, initial, externals, iterations, op.outputs[1:n], op.raw_attrs["bound"],
-                                  ctx.for_xla)
+        states = stacks or _recorded_states(fn, initial, externals, iterations, op.outputs[1:n],
+                                            op.raw_attrs["bound"], ctx.for_xla)
         upstream = [dys[i] if dys[i] is not None else zeros_like(op.outputs[i]) for i in carried]
         sums = [fb.zeros_for(externals[j]) for j in captured]
 
@@ -207,6 +236,9 @@ class WhileCall:
                 state = while_loop(lambda *s: s[0] < k - 1, lambda *s: fb.replay(fn, [*s, *ext])[:n], start)
             sources = [state[i] for i in carried] + [ext[j] for j in captured]
             grads = fb.pullback(fn, [*state, *ext], sources, carried, list(state_grads))
+            # a stack's gradient (a gradient of the gradient) reaches the state it stored
+            grads[:len(carried)] = [g if d is None else g + gather(fb.local(here, d), k - 1)
+                                    for g, d in zip(grads, stack_grads)]
             return k - 1, grads[:len(carried)], [a + g for a, g in zip(capture_grads, grads[len(carried):])]
 
         _, state_grads, capture_grads = while_loop(lambda k, *_: k > 0, step, [iterations, upstream, sums])
@@ -219,15 +251,22 @@ class WhileCall:
 
 
 def _recorded_states(fn, initial, externals, iterations, finals, bound: int | None, for_xla: bool) -> list | None:
-    """The loop run again for ``iterations`` steps, stacking the state each step starts from: one
-    [iterations, ...] tensor per loop variable (TensorFlow's accumulators). It grows by ConcatV2 in a
-    graph; XLA's shapes are static, so there it is a [bound, ...] tensor written in place
-    (TensorScatterUpdate, a dynamic-update-slice) and needs a static ``maximum_iterations``. None when
-    there is nothing to stack into: XLA without a bound, or a loop variable whose shape is not static
-    and the same throughout."""
+    """The loop run again for ``iterations`` steps, stacking the state each step starts from (a loop
+    that was not put on a tape as it ran: see ``_recording_while``)."""
+    if any(f.shape != s.shape for s, f in zip(initial[1:], finals)):
+        return None
+    out = _stacking_loop(fn, initial, externals, bound, for_xla, lambda state, ext: state[0] < iterations)
+    return None if out is None else out[len(initial):]
+
+
+def _stacking_loop(fn, initial, externals, bound: int | None, for_xla: bool, cond) -> list | None:
+    """The loop of body ``fn`` while ``cond(state, captures)``, also stacking the state each step starts
+    from: (counter, final loop variables..., one [iterations, ...] tensor per loop variable...). A stack
+    grows by ConcatV2 in a graph; XLA's shapes are static, so there it is a [bound, ...] tensor written in
+    place (TensorScatterUpdate, a dynamic-update-slice) and needs a static ``maximum_iterations``. None
+    when there is nothing to stack into: XLA without a bound, or a loop variable without a static shape."""
     starts = initial[1:]
-    if (for_xla and bound is None) or \
-            any(s.shape is None or None in s.shape or f.shape != s.shape for s, f in zip(starts, finals)):
+    if (for_xla and bound is None) or any(s.shape is None or None in s.shape for s in starts):
         return None
     here = tracing_context()
     ext = [fb.local(here, x) for x in externals]
@@ -244,7 +283,8 @@ def _recorded_states(fn, initial, externals, iterations, finals, bound: int | No
 
     # (under XLA a stack of at least one row: the never-run backward step still gathers from it)
     empty = [zeros((max(bound, 1) if for_xla else 0, *s.shape), s.dtype) for s in starts]
-    return while_loop(lambda *v: v[0] < iterations, recording_step, [fb.local(here, x) for x in initial] + empty)[n:]
+    return while_loop(lambda *v: cond(list(v[:n]), ext), recording_step,
+                      [fb.local(here, x) for x in initial] + empty)
 
 
 def _replay_while(ctx, ins, attrs, specs):
