@@ -6,7 +6,7 @@ import pytest
 
 import tinytf as tt
 from tinytf import mlir
-from tinytf.passes.region_control_flow_to_functional import outlined
+from tinytf.region_outlining import outlined
 
 BACKENDS = ["graph", "xla"]
 

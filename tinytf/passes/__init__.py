@@ -25,7 +25,6 @@ from tinytf.passes.fuse_bias_activation import FuseBiasActivation
 from tinytf.passes.inline import Inline
 from tinytf.passes.mark_input_output_aliases import MarkInputOutputAliases
 from tinytf.passes.merge_variable_reads import MergeVariableReads
-from tinytf.passes.region_control_flow_to_functional import RegionControlFlowToFunctional
 from tinytf.passes.shape_inference import ShapeInference
 from tinytf.passes.sharding_identification import ShardingIdentification
 
@@ -46,7 +45,6 @@ ALL_PASSES = [
     Inline,
     MarkInputOutputAliases,
     MergeVariableReads,
-    RegionControlFlowToFunctional,
     ShapeInference,
     ShardingIdentification,
 ]

@@ -1,7 +1,5 @@
-"""tf-region-control-flow-to-functional: region control flow as functional control flow, so that it runs
-(TensorFlow's pass of that name); ``tt.load_mlir`` applies it to a copy of the module.
-
-    tinytf-opt model.mlir -p tf-region-control-flow-to-functional
+"""Region control flow as functional control flow, so that it runs: TensorFlow's
+tf-region-control-flow-to-functional conversion, which ``tt.load_mlir`` applies to a copy of the module.
 
     %0 = "tf.IfRegion"(%p) <{is_stateless = true}> ({ ... "tf.Yield"(%a) ... }, { ... }) : (tensor<i1>) -> T
     # -> %0 = "tf.If"(%p, %x...) <{else_branch = @f_else, is_stateless = true, then_branch = @f_then}>
@@ -12,13 +10,9 @@ its condition function returns only the predicate. Inner region ops are outlined
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, ModuleOp, SymbolRefAttr
 from xdsl.ir import Block, Operation, Region, SSAValue
-from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
 from tinytf.framework.op import REGISTRY
@@ -37,28 +31,13 @@ def outlined(module: ModuleOp) -> ModuleOp:
     if not has_region_control_flow(module):
         return module
     module = module.clone()
-    outline(module)
-    return module
-
-
-def outline(module: ModuleOp) -> None:
-    """Outlines ``module``'s region control flow in place."""
     names = _Names(module)
     for op in reversed([op for op in module.walk() if isinstance(op, REGION_OPS)]):  # inner ones first
         if isinstance(op, WhileRegion):
             _outline_while(op, module, names)
         else:
             _outline_branches(op, module, names)
-
-
-@dataclass(frozen=True)
-class RegionControlFlowToFunctional(ModulePass):
-    """tf.IfRegion / tf.WhileRegion / tf.CaseRegion -> tf.If / tf.While / tf.Case calling private functions."""
-
-    name = "tf-region-control-flow-to-functional"
-
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
-        outline(op)
+    return module
 
 
 class _Names:
