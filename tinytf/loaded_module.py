@@ -11,7 +11,7 @@ A function in TensorFlow's executor form (``tf_executor.graph`` of islands, as t
 importer writes it) runs as its functional form (tf-executor-to-functional-conversion): the graph's
 order is a topological order of its data and control edges, so the side effects keep their order.
 Region control flow (tf.IfRegion, tf.WhileRegion, tf.CaseRegion) runs as tf.If, tf.While and tf.Case of
-outlined functions (``tinytf.region_outlining``, TensorFlow's tf-region-control-flow-to-functional).
+outlined functions (``tinytf.passes.region_outlining``, TensorFlow's tf-region-control-flow-to-functional).
 """
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from tinytf.errors import InvalidArgumentError, UnimplementedError
 from tinytf.passes.executor_to_functional import functional_form
 from tinytf.passes.fold_batch_norm import folded
 from tinytf.passes.fuse_bias_activation import fused
-from tinytf.region_outlining import outlined
+from tinytf.passes.region_outlining import outlined
 from tinytf.runtime.executor import Program, check_argument
 from tinytf.runtime.module import find_entry
 

@@ -6,7 +6,7 @@ import pytest
 
 import tinytf as tt
 from tinytf import mlir
-from tinytf.region_outlining import outlined
+from tinytf.passes.region_outlining import outlined
 
 BACKENDS = ["graph", "xla"]
 

@@ -10,7 +10,7 @@ verifiers. The branches and loop bodies are regions of the op, not functions of 
 
 tinytf knows these ops as IR only (``op.IR_ONLY``): they parse, verify and print as TensorFlow's tools do;
 the engines run the functional forms (tf.If, tf.While, tf.Case in ``control_flow.py``), into which
-``tt.load_mlir`` outlines region ops (``tinytf.region_outlining``).
+``tt.load_mlir`` outlines region ops (``tinytf.passes.region_outlining``).
 """
 from __future__ import annotations
 
