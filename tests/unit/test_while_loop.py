@@ -122,15 +122,15 @@ def test_traced_while_loop_gradient_stacks_states_or_recomputes_them(jit_compile
     text = tt.function(f, jit_compile=jit_compile).get_concrete_function(tt.constant(X)).mlir()
     bodies = [text.split("func.func private @")[k] for k in range(1, text.count("func.func private @") + 1)]
     loops = [b for b in bodies if b.startswith("while_body_")]
-    # two passes: the forward loop stacking each state as it runs (growing by ConcatV2 in a graph,
-    # written into a preallocated [bound, ...] stack by TensorScatterUpdate under XLA; the body it
-    # replays stays in the library for the backward steps), a backward loop reading them (GatherV2);
+    # two passes: the forward loop stacking what the gradient reads as it runs (pushed on a TensorList
+    # in a graph, written into a preallocated [bound, ...] stack by TensorScatterUpdate under XLA; the
+    # body it replays stays in the library), a backward loop reading them (GatherV2);
     # XLA without a bound (static shapes, no stack): forward, backward, and inside the backward body a
     # loop recomputing each state
     stacked = bound is not None or not jit_compile
     assert len(loops) == 3
     assert text.count('"tf.While"') == (2 if stacked else 3)
-    assert any('"tf.ConcatV2"' in b for b in loops) == (not jit_compile)
+    assert any('"tf.TensorListPushBack"' in b for b in loops) == (not jit_compile)
     assert any('"tf.TensorScatterUpdate"' in b for b in loops) == (jit_compile and bound is not None)
     assert any('"tf.While"' in b for b in loops) == (not stacked)
     x = np.array([2.0, 1.5, 0.5], np.float32)  # sums 4, 6.5, 21.1, 281.6: 3 squarings, y = x^8
@@ -154,6 +154,68 @@ def test_gradient_of_the_gradient_reaches_the_states_the_forward_loop_stacked(ji
     g, gg = tt.function(f, jit_compile=jit_compile)(tt.constant(x), tt.constant(w))
     np.testing.assert_allclose(np.asarray(g), 4 * x * w ** 3, rtol=1e-6)
     np.testing.assert_allclose(np.asarray(gg), 12 * x * w ** 2, rtol=1e-6)
+
+
+def _bptt(x, w, steps):  # hand-written backpropagation through h = tanh(h @ w + x), loss sum(h^2)
+    hs = [x]
+    for _ in range(steps):
+        hs.append(np.tanh(hs[-1] @ w + x))
+    dh, dw = 2 * hs[-1], np.zeros_like(w)
+    for k in range(steps, 0, -1):
+        da = dh * (1 - hs[k] ** 2)
+        dw, dh = dw + hs[k - 1].T @ da, da @ w.T
+    return dw
+
+
+@pytest.mark.parametrize("jit_compile", [False, True])
+def test_backward_steps_read_the_stacked_intermediates_instead_of_replaying_the_body(jit_compile):
+    rng = np.random.default_rng(3)
+    x, w0 = rng.standard_normal((4, 8)).astype(np.float32), (rng.standard_normal((8, 8)) / 3).astype(np.float32)
+    w = tt.Variable(w0)
+
+    def f(x):
+        with tt.GradientTape() as tape:
+            _, h = tt.while_loop(lambda i, h: i < 6, lambda i, h: (i + 1, tt.tanh(h @ w + x)), [0, x],
+                                 maximum_iterations=6)
+            loss = tt.reduce_sum(h * h)
+        return tape.gradient(loss, w)
+
+    fn = tt.function(f, jit_compile=jit_compile)
+    text = fn.get_concrete_function(tt.constant(x)).mlir()
+    backward = [b for b in text.split("func.func private @")[1:] if b.startswith("while_body_")][-1]
+    # tanh's gradient reads the stored tanh output, MatMul's the stored state: no forward op is replayed
+    assert '"tf.Tanh"' not in backward and '"tf.TanhGrad"' in backward
+    assert backward.count('"tf.MatMul"') == 2 and backward.count('"tf.GatherV2"') == 2
+    np.testing.assert_allclose(np.asarray(fn(tt.constant(x))), _bptt(x, w0, 6), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("jit_compile", [False, True])
+def test_gradient_of_the_gradient_reaches_a_stacked_intermediate(jit_compile):
+    def f(x, w):  # y = tanh(w x) twice; the inner gradient reads the stored tanh outputs
+        with tt.GradientTape() as outer:
+            outer.watch(w)
+            with tt.GradientTape() as inner:
+                inner.watch(w)
+                y = tt.reduce_sum(tt.while_loop(lambda v: tt.constant(True), lambda v: tt.tanh(v * w), x,
+                                                maximum_iterations=2))
+            s = tt.reduce_sum(inner.gradient(y, w))
+        return s, outer.gradient(s, w)
+
+    def numeric(x, w):  # the inner gradient by hand, then its derivative in w by central differences
+        def s(w):
+            a = np.tanh(w * x)
+            b = np.tanh(w * a)
+            db = 1 - b * b
+            return np.sum(db * (a + w * (1 - a * a) * x))
+        eps = 1e-3
+        return s(w), np.array([(s(w + eps * e) - s(w - eps * e)) / (2 * eps) for e in np.eye(len(w))])
+
+    x, w = np.array([0.5, -1.0, 0.25]), np.array([0.8, 0.3, -0.6])
+    got_s, got_gg = tt.function(f, jit_compile=jit_compile)(tt.constant(x.astype(np.float32)),
+                                                            tt.constant(w.astype(np.float32)))
+    want_s, want_gg = numeric(x, w)
+    np.testing.assert_allclose(float(got_s), want_s, rtol=1e-5)
+    np.testing.assert_allclose(np.asarray(got_gg), want_gg, rtol=1e-3, atol=1e-4)
 
 
 @pytest.mark.parametrize("mode", MODES[:2])

@@ -298,10 +298,11 @@ def backprop(entries, targets, seeds, sources, tracked):
         if not any(id(o) in pending for o in entry.outputs):
             continue
         dys = []
+        none_ok = getattr(entry.op_cls, "TAKES_MISSING_GRADIENTS_AS_NONE", False)
         for o in entry.outputs:
             parts = pending.pop(id(o), None) if id(o) not in source_ids else pending.get(id(o))
             if parts is None:
-                dys.append(zeros_like(o) if is_differentiable(o) else None)
+                dys.append(zeros_like(o) if is_differentiable(o) and not none_ok else None)
             else:
                 dys.append(add_all(parts))
         rule = grad_rule(entry.op_cls)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
@@ -43,6 +44,7 @@ from tinytf.errors import InvalidArgumentError
 Shape = tuple[int | None, ...] | None
 
 
+@dataclass(frozen=True, init=False)  # (so that ``subtypes`` is a field: compared, hashed)
 class _TypeWithSubtypes(ParametrizedAttribute, TypeAttribute):
     """A type printed as ``!tf_type.NAME`` or ``!tf_type.NAME<tensor<...>, ...>``."""
 

@@ -180,10 +180,12 @@ def is_update(op) -> bool:
     return isinstance(op, VariableUpdate)
 
 
-def replay(fn: func.FuncOp, args: list) -> list:
+def replay(fn: func.FuncOp, args: list, values: dict | None = None) -> list:
     """Run ``fn``'s ops through the current context (traced into it, recorded by its tapes); its results.
-    Variable updates are left out (``is_update``): they happened when the forward pass ran."""
-    values = dict(zip(fn.body.block.args, args))
+    Variable updates are left out (``is_update``): they happened when the forward pass ran. ``values``,
+    when given, is filled with what stands for each of ``fn``'s values."""
+    values = {} if values is None else values
+    values.update(zip(fn.body.block.args, args))
     ctx = tracing_context()
     for op in fn.body.block.ops:
         if isinstance(op, func.ReturnOp):
@@ -234,14 +236,26 @@ def without_effects(library: dict, name: str) -> str:
     return copy_name
 
 
-def pullback(fn: func.FuncOp, args: list, sources: list, outputs: list, upstream: list) -> list:
-    """The gradients of ``sources`` (some of ``args``) when ``fn(*args)``'s ``outputs`` get ``upstream``."""
+def pullback(fn: func.FuncOp, args: list, sources: list, outputs: list, upstream: list, stored=None) -> list:
+    """The gradients of ``sources`` (some of ``args``) when ``fn(*args)``'s ``outputs`` get ``upstream``.
+
+    ``stored`` (a ``loop_residuals.Stored``): values of ``fn`` the forward pass kept, which the gradient
+    reads instead of recomputing them (and upstream gradients some of them get)."""
+    block = tracing_context().block if stored is not None else None
+    start = block.last_op if block is not None else None
+    values: dict = {}
     with GradientTape(watch_accessed_variables=False) as tape:
         for s in sources:
             tape.watch(s)
-        results = replay(fn, args)
-    grads = tape.gradient([results[j] for j in outputs], sources, output_gradients=upstream)
-    return [g if g is not None else zeros_for(s) for g, s in zip(grads, sources)]
+        results = replay(fn, args, values)
+    replayed = block.last_op if block is not None else None
+    targets = [results[j] for j in outputs]
+    extra = [] if stored is None else stored.seeds(values)
+    grads = tape.gradient(targets + [t for t, _ in extra], sources, output_gradients=list(upstream) + [g for _, g in extra])
+    grads = [g if g is not None else zeros_for(s) for g, s in zip(grads, sources)]
+    if stored is not None:
+        stored.read_instead(block, start, replayed, values, grads)
+    return grads
 
 
 def used(fn: func.FuncOp, index: int) -> bool:

@@ -9,11 +9,12 @@ counter in front of the loop variables and the captures behind them, as TensorFl
     %n, %acc = "tf.While"(%zero, %x) <{body = @while_body_1, cond = @while_cond_1, is_stateless = true,
                   parallel_iterations = 10 : i64}> : (tensor<i32>, tensor<3xf32>) -> (tensor<i32>, tensor<3xf32>)
 
-When a tape will record the loop, the forward loop itself stacks the state each iteration starts
-from (TensorFlow's accumulators); the gradient then loops from the last iteration to the first,
-pulling the upstream gradient back through one replayed body step: two passes, O(N) body steps. A
-loop traced without a tape watching (or whose body assigns variables) is run once more by its
-gradient to stack the states. Under XLA, whose shapes are static, the stack needs a static
+When a tape will record the loop, the forward loop itself stacks what the gradient of its body
+reads (TensorFlow's accumulated intermediates, loop_residuals.py): the gradient then loops from the
+last iteration to the first, pulling the upstream gradient back through one body step that reads
+those rows instead of replaying the body: two passes, O(N) steps. A loop traced without a tape
+watching (or whose body assigns variables) is run once more by its gradient to stack them. A stack
+is a TensorList in a graph (O(1) a push, stacked into one tensor after the loop). Under XLA, whose shapes are static, the stack needs a static
 ``maximum_iterations`` (as TensorFlow's XLA bridge does); without one, and for loop variables whose
 shape changes, the state entering iteration k is recomputed from the initial values instead: flat
 memory, O(N^2) body steps.
@@ -35,13 +36,16 @@ from tinytf.ops.array import zeros
 from tinytf.ops.comparison import logical_and
 from tinytf.ops.control_flow import While
 from tinytf.ops.gather import gather
-from tinytf.ops.joining import concat
 from tinytf.ops.scatter import tensor_scatter_update
 from tinytf.ops.shape import expand_dims, reshape
+from tinytf.ops.tensor_list import empty_tensor_list, tensor_list_stack
+from tinytf.ops.tensor_list_items import tensor_list_push_back
+from tinytf.ops.tensor_list_values import ListSpec
 from tinytf.runtime import function_body as fb
 from tinytf.runtime.constructors import convert_to_tensor
 from tinytf.runtime.control_flow import check_predicate, record, truth
 from tinytf.runtime.function_body import BodyContext, symbolic, tracing_context
+from tinytf.runtime.loop_residuals import Residuals, Stored, residuals
 from tinytf.runtime.tracing import TracingContext
 
 _ids = itertools.count(1)
@@ -125,7 +129,7 @@ def _traced_while(ctx: TracingContext, cond, body, structure, maximum_iterations
     """Trace cond and body with an iteration counter in front of the loop variables (TensorFlow's form),
     append the ``tf.While`` and record it on the tapes; the final loop variables."""
     initial = [symbolic(ctx, np.int32(0))] + [symbolic(ctx, x) for x in flatten(structure)]
-    specs = [TensorSpec(x.shape, x.dtype) for x in initial]
+    specs = [x.spec if isinstance(x.spec, ListSpec) else TensorSpec(x.shape, x.dtype) for x in initial]
     if invariants is not None:
         specs[1:] = [_invariant(x, shape) for x, shape in zip(initial[1:], invariants)]
     n, writes = next(_ids), set()
@@ -175,19 +179,20 @@ def _traced_while(ctx: TracingContext, cond, body, structure, maximum_iterations
 
 
 def _recording_while(ctx, body: str, cond: str, initial: list, externals: list, bound: int | None) -> list | None:
-    """The loop of ``body`` and ``cond`` run once, stacking the state each iteration starts from as it
-    goes (TensorFlow's accumulators), put on the tapes as the loop itself with the stacks beside it: its
+    """The loop of ``body`` and ``cond`` run once, stacking what the gradient reads as it goes
+    (TensorFlow's accumulators), put on the tapes as the loop itself with the stacks beside it: its
     gradient then runs one backward loop, no replay of the forward one. None where the stacks would
     not have static shapes (see ``_recorded_states``)."""
     fn, cond_fn = ctx.library[body], ctx.library[cond]
+    n = len(initial)
     with pause_all():  # the tapes see the loop (below), not the recording loop's ops
+        found = residuals(fn, n, externals, ctx.library, ctx.for_xla) or Residuals.all_states(n)
         out = _stacking_loop(fn, initial, externals, bound, ctx.for_xla,
-                             lambda state, ext: fb.replay(cond_fn, [*state, *ext])[0])
+                             lambda state, ext: fb.replay(cond_fn, [*state, *ext])[0], found)
     if out is None:
         return None
-    n = len(initial)
-    record(WhileCall, tuple(initial + externals), out, {"body": body, "n": n, "bound": bound,
-                                                           "reads_written": False, "stacks": out[n:]})
+    record(WhileCall, tuple(initial + externals), out, {"body": body, "n": n, "bound": bound, "reads_written": False,
+                                                           "stacks": out[n:], "residuals": found})
     return out[1:n]
 
 
@@ -206,6 +211,7 @@ class WhileCall:
 
     name = "tf.While"
     traits = ()
+    TAKES_MISSING_GRADIENTS_AS_NONE = True  # (a stack nothing differentiates needs no zeros read back)
 
     @staticmethod
     def grad(op, *dys):  # Given U of the final state: for k = N-1 .. 0, U = U * d body(state_k) / d state_k
@@ -214,31 +220,36 @@ class WhileCall:
         carried = [i for i in range(1, n) if fb.differentiable(initial[i])]
         captured = [j for j, x in enumerate(externals) if fb.differentiable(x) and n + j not in op.skip_input_indices]
         stacks = op.raw_attrs.get("stacks")  # (the forward loop's, outputs n.. beside the final state)
-        stack_grads = [dys[n + i - 1] for i in carried] if stacks else [None] * len(carried)
+        stack_grads = list(dys[n:]) if stacks else []
         if not any(dys[i] is not None for i in carried) and not any(g is not None for g in stack_grads):
             return [None] * len(op.raw_inputs)
         fb.refuse_stale_reads(op, "tt.while_loop")
         ctx = tracing_context()
         fn, iterations = ctx.library[body], op.outputs[0]
         captured = [j for j in captured if fb.used(fn, n + j)]  # (one only the condition reads has none)
-        states = stacks or _recorded_states(fn, initial, externals, iterations, op.outputs[1:n],
-                                            op.raw_attrs["bound"], ctx.for_xla)
+        found = op.raw_attrs.get("residuals")
+        if not stacks:
+            found, stacks = _recorded_states(ctx, fn, initial, externals, iterations, op.outputs[1:n],
+                                             op.raw_attrs["bound"])
+            stack_grads = [None] * len(stacks or ())
         upstream = [dys[i] if dys[i] is not None else zeros_like(op.outputs[i]) for i in carried]
         sums = [fb.zeros_for(externals[j]) for j in captured]
 
         def step(k, state_grads, capture_grads):
             here = tracing_context()
             ext = [fb.local(here, x) for x in externals]
-            if states is not None:  # the state entering iteration k - 1, as the recording loop stored it
-                state = [k - 1, *[gather(fb.local(here, s), k - 1) for s in states]]
-            else:  # ... recomputed from the initial values (XLA, or shapes that change between iterations)
+            stored = None
+            if stacks is not None:  # iteration k - 1's rows, as the recording loop stored them
+                state, stored = _stored_rows(here, found, stacks, stack_grads, initial, k - 1)
+            else:  # the state entering it recomputed from the initial values (XLA, or shapes that change)
                 start = [fb.local(here, x) for x in initial]
                 state = while_loop(lambda *s: s[0] < k - 1, lambda *s: fb.replay(fn, [*s, *ext])[:n], start)
             sources = [state[i] for i in carried] + [ext[j] for j in captured]
-            grads = fb.pullback(fn, [*state, *ext], sources, carried, list(state_grads))
-            # a stack's gradient (a gradient of the gradient) reaches the state it stored
-            grads[:len(carried)] = [g if d is None else g + gather(fb.local(here, d), k - 1)
-                                    for g, d in zip(grads, stack_grads)]
+            grads = fb.pullback(fn, [*state, *ext], sources, carried, list(state_grads), stored)
+            if stacks is not None:  # a stacked loop variable's gradient (a gradient of the gradient) reaches it
+                extra = {i: d for i, d in zip(found.args, stack_grads) if d is not None}
+                grads[:len(carried)] = [g + gather(fb.local(here, extra[i]), k - 1) if i in extra else g
+                                        for g, i in zip(grads, carried)]
             return k - 1, grads[:len(carried)], [a + g for a, g in zip(capture_grads, grads[len(carried):])]
 
         _, state_grads, capture_grads = while_loop(lambda k, *_: k > 0, step, [iterations, upstream, sums])
@@ -250,41 +261,63 @@ class WhileCall:
         return out
 
 
-def _recorded_states(fn, initial, externals, iterations, finals, bound: int | None, for_xla: bool) -> list | None:
-    """The loop run again for ``iterations`` steps, stacking the state each step starts from (a loop
-    that was not put on a tape as it ran: see ``_recording_while``)."""
+def _recorded_states(ctx, fn, initial, externals, iterations, finals, bound: int | None) -> tuple:
+    """(what was stacked, the stacks) of the loop run again for ``iterations`` steps (a loop that was
+    not put on a tape as it ran: see ``_recording_while``); (None, None) where it cannot stack."""
     if any(f.shape != s.shape for s, f in zip(initial[1:], finals)):
-        return None
-    out = _stacking_loop(fn, initial, externals, bound, for_xla, lambda state, ext: state[0] < iterations)
-    return None if out is None else out[len(initial):]
+        return None, None
+    n = len(initial)
+    found = residuals(fn, n, externals, ctx.library, ctx.for_xla) or Residuals.all_states(n)
+    out = _stacking_loop(fn, initial, externals, bound, ctx.for_xla, lambda state, ext: state[0] < iterations, found)
+    return (None, None) if out is None else (found, out[n:])
 
 
-def _stacking_loop(fn, initial, externals, bound: int | None, for_xla: bool, cond) -> list | None:
-    """The loop of body ``fn`` while ``cond(state, captures)``, also stacking the state each step starts
-    from: (counter, final loop variables..., one [iterations, ...] tensor per loop variable...). A stack
-    grows by ConcatV2 in a graph; XLA's shapes are static, so there it is a [bound, ...] tensor written in
-    place (TensorScatterUpdate, a dynamic-update-slice) and needs a static ``maximum_iterations``. None
-    when there is nothing to stack into: XLA without a bound, or a loop variable without a static shape."""
-    starts = initial[1:]
-    if (for_xla and bound is None) or any(s.shape is None or None in s.shape for s in starts):
+def _stacking_loop(fn, initial, externals, bound: int | None, for_xla: bool, cond, found: Residuals) -> list | None:
+    """The loop of body ``fn`` while ``cond(state, captures)``, also stacking what ``found`` names:
+    (counter, final loop variables..., one [iterations, ...] tensor per stacked value...). A stack is a
+    TensorList in a graph, stacked into a tensor after the loop; XLA's shapes are static, so there it is
+    a [bound, ...] tensor written in place (TensorScatterUpdate, a dynamic-update-slice) and needs a
+    static ``maximum_iterations``. None when there is nothing to stack into: XLA without a bound, or a
+    loop variable without a static shape."""
+    if (for_xla and bound is None) or any(s.shape is None or None in s.shape for s in initial[1:]):
         return None
     here = tracing_context()
     ext = [fb.local(here, x) for x in externals]
     n = len(initial)
 
     def recording_step(*values):
-        state, stacks = list(values[:n]), values[n:]
+        state, stacks, seen = list(values[:n]), values[n:], {}
+        out = fb.replay(fn, [*state, *ext], seen)[:n]
+        rows = [state[i] for i in found.args] + [seen[v] for v in found.values]
         if not for_xla:
-            stacks = [concat([s, expand_dims(v, 0)], 0) for s, v in zip(stacks, state[1:])]
+            stacks = [tensor_list_push_back(s, r) for s, r in zip(stacks, rows)]
         else:
             at = reshape(state[0], [1, 1])
-            stacks = [tensor_scatter_update(s, at, expand_dims(v, 0)) for s, v in zip(stacks, state[1:])]
-        return [*fb.replay(fn, [*state, *ext])[:n], *stacks]
+            stacks = [tensor_scatter_update(s, at, expand_dims(r, 0)) for s, r in zip(stacks, rows)]
+        return [*out, *stacks]
 
-    # (under XLA a stack of at least one row: the never-run backward step still gathers from it)
-    empty = [zeros((max(bound, 1) if for_xla else 0, *s.shape), s.dtype) for s in starts]
-    return while_loop(lambda *v: cond(list(v[:n]), ext), recording_step,
-                      [fb.local(here, x) for x in initial] + empty)
+    specs = [initial[i].spec for i in found.args] + [TensorSpec.from_type(v.type) for v in found.values]
+    if for_xla:  # (a stack of at least one row: the never-run backward step still gathers from it)
+        empty = [zeros((max(bound, 1), *s.shape), s.dtype) for s in specs]
+    else:
+        empty = [empty_tensor_list(list(s.shape), s.dtype) for s in specs]
+    out = while_loop(lambda *v: cond(list(v[:n]), ext), recording_step, [fb.local(here, x) for x in initial] + empty)
+    if not for_xla:
+        out[n:] = [tensor_list_stack(s, spec.dtype, element_shape=list(spec.shape)) for s, spec in zip(out[n:], specs)]
+    return out
+
+
+def _stored_rows(here, found: Residuals, stacks: list, stack_grads: list, initial: list, k) -> tuple:
+    """(the state a backward step replays the body on, its ``Stored`` rows) for iteration ``k``: stacked
+    loop variables read their rows, the others stand in as zeros the gradient never reads."""
+    rows = [gather(fb.local(here, s), k) for s in stacks]
+    stacked = dict(zip(found.args, rows))
+    state = [k] + [stacked[i] if i in stacked else zeros(list(initial[i].shape), initial[i].dtype)
+                   for i in range(1, len(initial))]
+    upstream = {v: gather(fb.local(here, d), k)
+                for v, d in zip(found.values, stack_grads[len(found.args):]) if d is not None}
+    placeholders = [x for i, x in enumerate(state) if i and i not in stacked]
+    return state, Stored(dict(zip(found.values, rows[len(found.args):])), upstream, placeholders)
 
 
 def _replay_while(ctx, ins, attrs, specs):

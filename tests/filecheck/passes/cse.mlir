@@ -28,3 +28,15 @@ func.func @cse(%x: tensor<2xf32>, %v: tensor<*x!tf_type.resource<tensor<2xf32>>>
 func.func private @g(%a: tensor<2xf32>) -> tensor<2xf32> {
   func.return %a : tensor<2xf32>
 }
+
+// Ops alike but for the element type of their variant results (two empty TensorLists) stay apart.
+
+// CHECK-LABEL: func.func @lists_of_other_element_types
+// CHECK-NEXT:    %[[I:.*]] = "tf.EmptyTensorList"(%arg0, %arg1) : (tensor<0xi32>, tensor<i32>) -> tensor<!tf_type.variant<tensor<i32>>>
+// CHECK-NEXT:    %[[F:.*]] = "tf.EmptyTensorList"(%arg0, %arg1) : (tensor<0xi32>, tensor<i32>) -> tensor<!tf_type.variant<tensor<f32>>>
+// CHECK-NEXT:    return %[[I]], %[[F]] :
+func.func @lists_of_other_element_types(%shape: tensor<0xi32>, %n: tensor<i32>) -> (tensor<!tf_type.variant<tensor<i32>>>, tensor<!tf_type.variant<tensor<f32>>>) {
+  %0 = "tf.EmptyTensorList"(%shape, %n) : (tensor<0xi32>, tensor<i32>) -> tensor<!tf_type.variant<tensor<i32>>>
+  %1 = "tf.EmptyTensorList"(%shape, %n) : (tensor<0xi32>, tensor<i32>) -> tensor<!tf_type.variant<tensor<f32>>>
+  func.return %0, %1 : tensor<!tf_type.variant<tensor<i32>>>, tensor<!tf_type.variant<tensor<f32>>>
+}
