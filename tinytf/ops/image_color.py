@@ -15,6 +15,7 @@ import tinytf.dtypes as dtypes
 from tinytf.errors import InvalidArgumentError
 from tinytf.ops.image_color_ops import AdjustContrastv2, AdjustHue, AdjustSaturation, HSVToRGB, RGBToHSV
 from tinytf.ops.op_functions import ops
+from tinytf.ops.random_uniform import stateless_uniform, uniform
 from tinytf.ops.tensor_inputs import as_tensor, static_dims
 
 __all__ = ["convert_image_dtype", "rgb_to_grayscale", "grayscale_to_rgb", "rgb_to_hsv", "hsv_to_rgb", "rgb_to_yuv",
@@ -239,14 +240,10 @@ def per_image_standardization(image):
 # --- random adjustments: one uniform draw each, from tt.random (stateful) or stateless_uniform ---------
 
 def _uniform(lower, upper, seed):
-    from tinytf.random import uniform
-
     return uniform([], lower, upper, seed=seed)
 
 
 def _stateless_uniform(lower, upper, seed):
-    from tinytf.random import stateless_uniform
-
     return stateless_uniform([], seed, lower, upper)
 
 

@@ -16,6 +16,7 @@ import tinytf.dtypes as dtypes
 from tinytf.errors import InvalidArgumentError
 from tinytf.ops.image_resize_api import image_batch, static_hw, static_ints, unbatch
 from tinytf.ops.op_functions import ops
+from tinytf.ops.random_uniform import stateless_uniform, uniform
 from tinytf.ops.tensor_inputs import as_tensor, static_dims
 
 __all__ = ["crop_to_bounding_box", "pad_to_bounding_box", "resize_with_crop_or_pad", "central_crop",
@@ -139,30 +140,22 @@ def _random_flip(what, image, axis_in_image, draw):
 
 def random_flip_left_right(image, seed=None):
     """Flipped along the width with probability 1/2 (tt.random.uniform's draws, TensorFlow's seeds)."""
-    from tinytf.random import uniform
-
     return _random_flip("random_flip_left_right", image, 1, lambda shape: uniform(shape, 0, 1.0, seed=seed))
 
 
 def random_flip_up_down(image, seed=None):
     """Flipped along the height with probability 1/2."""
-    from tinytf.random import uniform
-
     return _random_flip("random_flip_up_down", image, 0, lambda shape: uniform(shape, 0, 1.0, seed=seed))
 
 
 def stateless_random_flip_left_right(image, seed):
     """Flipped along the width where a stateless uniform draw from ``seed`` is < 1/2 (TensorFlow's bits)."""
-    from tinytf.random import stateless_uniform
-
     return _random_flip("stateless_random_flip_left_right", image, 1,
                         lambda shape: stateless_uniform(shape, seed, 0, 1.0))
 
 
 def stateless_random_flip_up_down(image, seed):
     """Flipped along the height where a stateless uniform draw from ``seed`` is < 1/2."""
-    from tinytf.random import stateless_uniform
-
     return _random_flip("stateless_random_flip_up_down", image, 0, lambda shape: stateless_uniform(shape, seed, 0, 1.0))
 
 
@@ -181,15 +174,11 @@ def _random_crop(what, value, size, draw):
 
 def random_crop(value, size, seed=None, name=None):
     """A random ``size`` slice of ``value`` (offsets from tt.random.uniform's int32 draws, TensorFlow's recipe)."""
-    from tinytf.random import uniform
-
     return _random_crop("random_crop", value, size,
                         lambda shape, dtype: uniform(shape, maxval=np.iinfo(np.int32).max, dtype=dtype, seed=seed))
 
 
 def stateless_random_crop(value, size, seed, name=None):
     """A ``size`` slice of ``value`` at offsets drawn statelessly from ``seed`` (TensorFlow's bits)."""
-    from tinytf.random import stateless_uniform
-
     return _random_crop("stateless_random_crop", value, size,
                         lambda shape, dtype: stateless_uniform(shape, seed, maxval=np.iinfo(np.int32).max, dtype=dtype))

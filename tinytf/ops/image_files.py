@@ -121,14 +121,14 @@ def _check_quality_range(low, high):
 
 
 def random_jpeg_quality(image, min_jpeg_quality, max_jpeg_quality, seed=None):
-    from tinytf.random import uniform
+    from tinytf.ops.random_uniform import uniform
 
     _check_quality_range(min_jpeg_quality, max_jpeg_quality)
     return adjust_jpeg_quality(image, uniform([], min_jpeg_quality, max_jpeg_quality, dtype=dtypes.int32, seed=seed))
 
 
 def stateless_random_jpeg_quality(image, min_jpeg_quality, max_jpeg_quality, seed):
-    from tinytf.random import stateless_uniform
+    from tinytf.ops.random_uniform import stateless_uniform
 
     _check_quality_range(min_jpeg_quality, max_jpeg_quality)
     return adjust_jpeg_quality(image, stateless_uniform([], seed, min_jpeg_quality, max_jpeg_quality,

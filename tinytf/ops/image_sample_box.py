@@ -254,8 +254,8 @@ def sample_distorted_bounding_box(image_size, bounding_boxes, seed=0, min_object
                                   use_image_if_no_bounding_boxes=None, name=None):
     """(begin, size, bboxes) of a random crop from the op's stream: ``seed`` with tt.random's global seed as
     TensorFlow's get_seed; no seed (0) draws unseeded, as TensorFlow's."""
+    from tinytf.ops.random_seed import get_seed
     from tinytf.ops.tensor_inputs import as_tensor
-    from tinytf.random.seed import get_seed
 
     seed1, seed2 = get_seed(seed) if seed else (0, 0)
     size = as_tensor(image_size) if hasattr(image_size, "dtype") else as_tensor(np.asarray(image_size, np.int32))

@@ -18,6 +18,8 @@ from tinytf.errors import InvalidArgumentError
 from tinytf.ops.op_functions import ops as _ops
 from tinytf.ops.op_functions import shape_tensor
 from tinytf.ops.operands import static_value
+from tinytf.ops.random_seed import get_seed
+from tinytf.ops.random_uniform import stateless_uniform, uniform
 from tinytf.ops.tensor_inputs import as_tensor, static_dims
 
 __all__ = ["dropout", "stateless_dropout", "general_dropout", "embedding_lookup", "clip_by_norm"]
@@ -65,17 +67,12 @@ def _dropout(fn, x, rate, noise_shape, sample, skip):
 
 def dropout(x, rate, noise_shape=None, seed=None, name=None):
     """Stateful dropout (tf.RandomUniform with TensorFlow's global and op seeds)."""
-    # tt.random (above the op library) keeps the seeds: imported when dropout runs
-    from tinytf.random import get_seed, uniform
-
     return _dropout("dropout", x, rate, noise_shape, lambda shape, dtype: uniform(shape, dtype=dtype, seed=seed),
                     lambda: get_seed(seed))
 
 
 def stateless_dropout(x, rate, seed, rng_alg=None, noise_shape=None, name=None):
     """Dropout with a stateless draw from ``seed`` (two ints): tf.nn.experimental.stateless_dropout."""
-    from tinytf.random import stateless_uniform
-
     alg = "auto_select" if rng_alg is None else rng_alg
     return _dropout("stateless_dropout", x, rate, noise_shape,
                     lambda shape, dtype: stateless_uniform(shape, seed, dtype=dtype, alg=alg), lambda: None)

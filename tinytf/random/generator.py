@@ -34,10 +34,9 @@ from tinytf.ops.random import (
     check_dtype,
 )
 from tinytf.ops.random_stateful import RngReadAndSkip
+from tinytf.ops.random_uniform import algorithm_id, shape_operand
 from tinytf.ops.reduction import reduce_prod
 from tinytf.ops.slicing import slice as slice_
-from tinytf.random.stateful import shape_operand
-from tinytf.random.stateless import algorithm_id
 
 STATE_SIZE = 3  # Philox: a 128-bit counter and a 64-bit key, as int64
 _SPAN = 1 << 64

@@ -1,5 +1,5 @@
 """``tt.random.normal``, ``uniform``, ``truncated_normal``, ``shuffle``, ``categorical``: stateful ops with
-TensorFlow's seeds (tinytf/random/seed.py), so the values are TensorFlow's, call after call.
+TensorFlow's seeds (tinytf/ops/random_seed.py), so the values are TensorFlow's, call after call.
 
     tt.random.set_seed(1234)
     tt.random.normal([2, 3])          # TensorFlow 2.21's values after tf.random.set_seed(1234)
@@ -10,34 +10,14 @@ from __future__ import annotations
 import numpy as np
 
 import tinytf.dtypes as dtypes
-from tinytf.errors import InvalidArgumentError
 from tinytf.ops.array import constant
 from tinytf.ops.division import divide
-from tinytf.ops.math import add, maximum, multiply, subtract
-from tinytf.ops.operands import index_operand
+from tinytf.ops.math import add, maximum, multiply
 from tinytf.ops.random import FLOATS, INTS, check_dtype
-from tinytf.ops.random_stateful import (
-    Multinomial,
-    RandomShuffle,
-    RandomStandardNormal,
-    RandomUniform,
-    RandomUniformInt,
-    TruncatedNormal,
-)
-from tinytf.random.seed import get_seed
-
-
-def _seeds(seed) -> dict:
-    seed1, seed2 = get_seed(seed)
-    return {"seed": seed1 or 0, "seed2": seed2 or 0}
-
-
-def shape_operand(shape):
-    return index_operand(shape.as_list() if hasattr(shape, "as_list") else shape)
-
-
-def _tensor(value, dtype):
-    return value if hasattr(value, "dtype") else constant(value, dtype)
+from tinytf.ops.random_stateful import Multinomial, RandomShuffle, RandomStandardNormal, TruncatedNormal
+from tinytf.ops.random_uniform import seed_attrs as _seeds
+from tinytf.ops.random_uniform import shape_operand, uniform  # noqa: F401  (uniform: in the op library for dropout)
+from tinytf.ops.random_uniform import tensor_operand as _tensor
 
 
 def gamma(shape, alpha, beta=None, dtype=dtypes.float32, seed=None, name=None):
@@ -76,27 +56,6 @@ def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=Non
     mean, stddev = _tensor(mean, dtype), _tensor(stddev, dtype)
     rnd = TruncatedNormal.bind(shape_operand(shape), dtype=dtype, **_seeds(seed))
     return add(multiply(rnd, stddev), mean)
-
-
-def uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=None):
-    """Uniform values in [minval, maxval): floats (default [0, 1)) or ints (maxval required)."""
-    dtype = check_dtype("tt.random.uniform", dtype, FLOATS + INTS)
-    if maxval is None:
-        if dtype.is_integer:
-            raise InvalidArgumentError(f"tt.random.uniform: must specify maxval for integer dtype {dtype.name}")
-        maxval = 1
-    minval_is_zero = isinstance(minval, int) and minval == 0  # TensorFlow skips the arithmetic for [0, 1)
-    maxval_is_one = isinstance(maxval, int) and maxval == 1
-    shape = shape_operand(shape)
-    if not minval_is_zero or not maxval_is_one or dtype.is_integer:
-        minval, maxval = _tensor(minval, dtype), _tensor(maxval, dtype)
-    seeds = _seeds(seed)
-    if dtype.is_integer:
-        return RandomUniformInt.bind(shape, minval, maxval, Tout=dtype, **seeds)
-    rnd = RandomUniform.bind(shape, dtype=dtype, **seeds)
-    if minval_is_zero:
-        return rnd if maxval_is_one else multiply(rnd, maxval)
-    return add(multiply(rnd, subtract(maxval, minval)), minval)
 
 
 def shuffle(value, seed=None, name=None):

@@ -6,74 +6,27 @@
 
 As TensorFlow's: the seed becomes a key and counter (tf.StatelessRandomGetKeyCounter), a V2 op draws
 (auto-select: Philox), and floats are scaled as ``rnd * stddev + mean`` or ``rnd * (maxval - minval) + minval``.
+``stateless_uniform`` and the seed handling are in the op library (tinytf/ops/random_uniform.py).
 """
 from __future__ import annotations
 
 import numpy as np
 
 import tinytf.dtypes as dtypes
-from tinytf.errors import InvalidArgumentError
 from tinytf.ops.array import constant
 from tinytf.ops.division import divide
 from tinytf.ops.joining import stack
-from tinytf.ops.math import add, maximum, multiply, subtract
-from tinytf.ops.operands import index_operand
+from tinytf.ops.math import add, maximum, multiply
 from tinytf.ops.random import (
     ALG_AUTO_SELECT,
-    ALG_PHILOX,
-    ALG_THREEFRY,
     FLOATS,
-    FULL_INTS,
     INTS,
     StatelessMultinomial,
-    StatelessRandomGetKeyCounter,
     StatelessRandomNormalV2,
-    StatelessRandomUniformFullIntV2,
-    StatelessRandomUniformIntV2,
-    StatelessRandomUniformV2,
     StatelessTruncatedNormalV2,
     check_dtype,
 )
-
-
-def _seed_operand(seed):
-    return index_operand(seed) if not hasattr(seed, "dtype") else seed
-
-
-def key_counter(seed):
-    """(key, counter) of a seed: tf.StatelessRandomGetKeyCounter."""
-    return StatelessRandomGetKeyCounter.bind(_seed_operand(seed))
-
-
-def _shape_operand(shape):
-    if hasattr(shape, "as_list"):  # a TensorShape
-        shape = shape.as_list()
-    return index_operand(shape)
-
-
-def stateless_uniform(shape, seed, minval=0, maxval=None, dtype=dtypes.float32, name=None, alg="auto_select"):
-    """Uniform values in [minval, maxval): floats (default [0, 1)), or ints with both bounds given;
-    full-range ints with ``minval=maxval=None``.  tt.random.stateless_uniform([2], seed=[1, 2])"""
-    dtype = check_dtype("stateless_uniform", dtype, FLOATS + FULL_INTS)
-    alg_id = algorithm_id(alg)
-    if dtype.is_integer:
-        if (minval is None) != (maxval is None):
-            raise InvalidArgumentError(f"stateless_uniform: for integer dtype {dtype.name}, minval and maxval must be "
-                                       f"both None or both given; got minval={minval}, maxval={maxval}")
-        if minval is not None and dtype.kind == "u":
-            raise InvalidArgumentError(f"stateless_uniform: dtype {dtype.name} needs minval=maxval=None")
-    elif maxval is None:
-        maxval = 1
-    shape = _shape_operand(shape)
-    key, counter = key_counter(seed)
-    if dtype.is_integer and minval is None:
-        return StatelessRandomUniformFullIntV2.bind(shape, key, counter, np.int32(alg_id), dtype=dtype)
-    lo = minval if hasattr(minval, "dtype") else constant(minval, dtype)
-    hi = maxval if hasattr(maxval, "dtype") else constant(maxval, dtype)
-    if dtype.is_integer:
-        return StatelessRandomUniformIntV2.bind(shape, key, counter, np.int32(alg_id), lo, hi, dtype=dtype)
-    rnd = StatelessRandomUniformV2.bind(shape, key, counter, np.int32(alg_id), dtype=dtype)
-    return add(multiply(rnd, subtract(hi, lo)), lo)
+from tinytf.ops.random_uniform import algorithm_id, key_counter, seed_operand, shape_operand, stateless_uniform
 
 
 def _scaled(cls, shape, seed, mean, stddev, dtype, alg):
@@ -82,7 +35,7 @@ def _scaled(cls, shape, seed, mean, stddev, dtype, alg):
     mean = mean if hasattr(mean, "dtype") else constant(mean, dtype)
     stddev = stddev if hasattr(stddev, "dtype") else constant(stddev, dtype)
     key, counter = key_counter(seed)
-    rnd = cls.bind(_shape_operand(shape), key, counter, np.int32(alg_id), dtype=dtype)
+    rnd = cls.bind(shape_operand(shape), key, counter, np.int32(alg_id), dtype=dtype)
     return add(multiply(rnd, stddev), mean)
 
 
@@ -102,7 +55,7 @@ def stateless_categorical(logits, num_samples, seed, dtype=dtypes.int64, name=No
     if not hasattr(logits, "dtype"):
         logits = constant(logits, dtypes.float32)
     return StatelessMultinomial.bind(logits, np.int32(num_samples) if isinstance(num_samples, int) else num_samples,
-                                     _seed_operand(seed), output_dtype=dtype)
+                                     seed_operand(seed), output_dtype=dtype)
 
 
 def stateless_gamma(shape, seed, alpha, beta=None, dtype=dtypes.float32, name=None):
@@ -117,7 +70,7 @@ def stateless_gamma(shape, seed, alpha, beta=None, dtype=dtypes.float32, name=No
     beta = beta if hasattr(beta, "dtype") else constant(1 if beta is None else beta, dtype)
     target = np.broadcast_shapes(tuple(alpha.shape), tuple(beta.shape))
     key, counter = key_counter(seed)
-    rnd = StatelessRandomGammaV3.bind(_shape_operand(shape), key, counter, np.int32(ALG_AUTO_SELECT),
+    rnd = StatelessRandomGammaV3.bind(shape_operand(shape), key, counter, np.int32(ALG_AUTO_SELECT),
                                       broadcast_to(alpha, list(target)))
     return maximum(constant(np.finfo(dtype.np).tiny, dtype), divide(rnd, beta))
 
@@ -129,7 +82,7 @@ def stateless_poisson(shape, seed, lam, dtype=dtypes.int32, name=None):
 
     dtype = check_dtype("stateless_poisson", dtype, OUT_DTYPES)
     lam = lam if hasattr(lam, "dtype") else constant(lam)   # Python ints int32, floats float32, as TensorFlow
-    return StatelessRandomPoisson.bind(_shape_operand(shape), _seed_operand(seed), lam, dtype=dtype)
+    return StatelessRandomPoisson.bind(shape_operand(shape), seed_operand(seed), lam, dtype=dtype)
 
 
 def stateless_binomial(shape, seed, counts, probs, output_dtype=dtypes.int32, name=None):
@@ -141,25 +94,12 @@ def stateless_binomial(shape, seed, counts, probs, output_dtype=dtypes.int32, na
     probs = probs if hasattr(probs, "dtype") else constant(probs, dtypes.float32 if np.asarray(probs).dtype.kind in
                                                                    "fiu" else None)
     counts = counts if hasattr(counts, "dtype") else constant(counts, probs.dtype)
-    return StatelessRandomBinomial.bind(_shape_operand(shape), _seed_operand(seed), counts, probs, dtype=dtype)
-
-
-def algorithm_id(alg) -> int:
-    """TensorFlow's algorithm number: 1 Philox, 2 ThreeFry, 3 auto-select (an int, a name or tt.random.Algorithm)."""
-    if hasattr(alg, "value"):
-        alg = alg.value
-    if isinstance(alg, int | np.integer):
-        return int(alg)
-    name = str(alg).strip().lower().replace("-", "").replace("_", "")
-    ids = {"philox": ALG_PHILOX, "threefry": ALG_THREEFRY, "autoselect": ALG_AUTO_SELECT}
-    if name not in ids:
-        raise InvalidArgumentError(f"unsupported RNG algorithm {alg!r} (philox, threefry or auto_select)")
-    return ids[name]
+    return StatelessRandomBinomial.bind(shape_operand(shape), seed_operand(seed), counts, probs, dtype=dtype)
 
 
 def stateless_split(seed, num=2, alg="auto_select"):
     """``num`` new seeds [num, 2] from one (of the seed's dtype).  tt.random.experimental.stateless_split([1, 2], 3)"""
-    seed = _seed_operand(seed)
+    seed = seed_operand(seed)
     return stateless_uniform([num, 2], seed, minval=None, maxval=None, dtype=seed.dtype, alg=alg)
 
 
