@@ -75,6 +75,7 @@ from tinytf.ops import (  # noqa: F401
     sorting,
     special_bessel,
     special_functions,
+    splitting,
     stitching,
     tensor_list,
     tensor_list_concat,
