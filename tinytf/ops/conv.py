@@ -28,6 +28,7 @@ from tinytf.ops.conv_kernels import (
     np_conv,
     np_conv_backprop_filter,
     np_conv_backprop_input,
+    small_conv_kernel,
 )
 from tinytf.ops.op_functions import ops as _ops
 from tinytf.ops.op_functions import shape_tensor
@@ -185,6 +186,13 @@ class Conv2D(_ConvForward):
 
     def verify_ir(self):
         verify_conv(self, 2)
+
+    @classmethod
+    def kernel_for(cls, operands, constants, **attrs):  # (static plans: small convolutions in a loop body)
+        (shape, dtype), (filter_shape, _) = operands
+        if attrs["data_format"] != "NHWC":
+            return None
+        return small_conv_kernel(cls.window(shape, filter_shape, attrs), dtype)
 
     @staticmethod
     def grad(op, dy):  # Given upstream grad U and y = conv(x, w): dx = conv_backprop_input(U, w), dw = conv_backprop_filter(x, U)

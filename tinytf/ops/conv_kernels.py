@@ -135,6 +135,38 @@ def np_conv_backprop_filter(x, dy, win: Window, data_format, depthwise):
     return dw.reshape(win.filter_shape).astype(dtype, copy=False)
 
 
+SMALL_GATHER = 1 << 16  # im2col elements up to which one gather beats KH * KW strided slice copies
+
+
+def small_conv_kernel(win: Window, dtype):
+    """``(run(x, w), bytes it allocates)`` for an ungrouped NHWC convolution of static shapes small enough
+    for im2col as one gather (a precomputed index into the flat input, one past its end for a padding
+    zero) instead of KH * KW strided copies: the same columns, the same BLAS call, bit for bit ``np_conv``.
+    None for larger, empty, grouped or half-precision convolutions and 1x1 filters."""
+    n, h, w, c = win.input_nhwc
+    kh, kw, fi, o = win.filter_shape
+    _, oh, ow, _ = win.output_nhwc
+    count = n * oh * ow * kh * kw * c
+    if win.groups != 1 or kh * kw == 1 or count > SMALL_GATHER or 0 in (count, o) or dtype.kind != "f" \
+            or dtype.itemsize < 4:
+        return None
+    size = n * h * w * c
+    (t, b), (lft, r) = win.pads
+    where = np.full((n, h + t + b, w + lft + r, c), size, np.intp)  # the padding reads the zero at ``size``
+    where[:, t:t + h, lft:lft + w] = np.arange(size).reshape(n, h, w, c)
+    index = im2col(where, win).reshape(n * oh * ow, kh * kw * c)
+    out_shape, k = (n, oh, ow, o), kh * kw * c
+    empty, take = np.empty, np.take
+
+    def run(x, filter_):
+        flat = empty(size + 1, dtype)
+        flat[size] = 0
+        flat[:size] = x.reshape(-1)
+        return (take(flat, index) @ filter_.reshape(k, o)).reshape(out_shape)
+
+    return run, (count + size + 1 + n * oh * ow * o) * dtype.itemsize
+
+
 # --- XLA lowerings (jax.lax), imported only when XLA runs ---------------------------------------
 
 def jax_conv(x, w, win: Window, data_format, depthwise):

@@ -167,6 +167,20 @@ class FusedMatMul(_Fused, Op):
         return cls.finish(out, bias, attrs)
 
     @classmethod
+    def compute_for(cls, *, transpose_a=False, transpose_b=False, **attrs):
+        """compute for checked operands: the bias added to the product (a [M, N] matrix) as a row, in place."""
+        activation, alpha, matmul = cls.activation(attrs["fused_ops"]), attrs["leakyrelu_alpha"], np.matmul
+
+        def run(a, b, bias):
+            out = matmul(a.T if transpose_a else a, b.T if transpose_b else b)
+            out += bias
+            if activation is not None:
+                _in_place_activation(out, activation, alpha)
+            return out
+
+        return run
+
+    @classmethod
     def lower(cls, a, b, bias, *, transpose_a=False, transpose_b=False, **attrs):
         import jax.numpy as jnp
 

@@ -34,7 +34,7 @@ from tinytf.ops.operands import (
     static_shape,
     static_value,
 )
-from tinytf.ops.strided_slice_plan import _NEW_AXIS, _SHRINK_AXIS, _dense_spec, strided_slice_plan
+from tinytf.ops.strided_slice_plan import _NEW_AXIS, _SHRINK_AXIS, _dense_spec, static_slice, strided_slice_plan
 
 
 def _index_operands(*values):
@@ -329,6 +329,12 @@ class StridedSlice(_StridedSliceMasks):
         dims, final = strided_slice_plan(cls.name, input.shape, [int(v) for v in begin], [int(v) for v in end],
                                          [int(v) for v in strides], masks)
         return xp.reshape(input[tuple(d.as_slice() for d in dims)], final)
+
+    @classmethod
+    def kernel_for(cls, operands, constants, **masks):  # (static plans: a loop body slicing its gates)
+        if not all(i in constants for i in (1, 2, 3)):
+            return None
+        return static_slice(cls.name, operands[0][0], *(constants[i] for i in (1, 2, 3)), masks), 0
 
     @classmethod
     def lower(cls, input, begin, end, strides, **masks):

@@ -81,6 +81,19 @@ class TensorListGetItem(ListOp):
         return item_or_zeros(cls.name, lst, i, element_shape, element_dtype)
 
     @classmethod
+    def kernel_for(cls, operands, constants, **attrs):
+        """For a list whose types the shape rule checked: the item set at an index in range, else the compute."""
+        compute = cls.compute
+
+        def get(input_handle, index, element_shape):
+            items = input_handle.items
+            i = int(index)  # (a scalar: the shape rule checked its rank)
+            item = items[i] if 0 <= i < len(items) else None
+            return item if item is not None else compute(np, input_handle, index, element_shape, **attrs)
+
+        return get, 0
+
+    @classmethod
     def lower(cls, input_handle, index, element_shape, *, element_dtype):
         lst = initialized(cls.name, xla_list(cls.name, input_handle), shape_operand=element_shape)
         check_static_index(cls.name, index, lst.capacity)
@@ -127,6 +140,21 @@ class TensorListSetItem(ListOp):
             check_allocation(cls.name, (i + 1,), dtypes.int64)
             items = items + (None,) * (i + 1 - len(items))
         return lst.with_items(items[:i] + (item,) + items[i + 1:])
+
+    @classmethod
+    def kernel_for(cls, operands, constants, **attrs):
+        """For a list and an item whose types the shape rule checked: the index in range replaced, else the
+        compute."""
+        compute = cls.compute
+
+        def set_item(input_handle, index, item):
+            items = input_handle.items
+            i = int(index)  # (a scalar: the shape rule checked its rank)
+            if not 0 <= i < len(items):
+                return compute(np, input_handle, index, item, **attrs)
+            return input_handle.with_items(items[:i] + (item,) + items[i + 1:])
+
+        return set_item, 0
 
     @classmethod
     def lower(cls, input_handle, index, item, *, resize_if_index_out_of_bounds, **_):

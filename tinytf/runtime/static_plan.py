@@ -226,7 +226,11 @@ def bare_kernel(op, general, dying: set, constants: dict, types: tuple | None = 
     """``(kernel, bytes of its results)`` for ``op`` when its types make the general runner's checks
     redundant, else None. ``dying``: operand positions read for the last time; ``constants``:
     operand position -> value of the constant operands; ``types``: what ``ir_types`` gives, from
-    elsewhere (a plan specialized to its arguments' types), else the IR's."""
+    elsewhere (a plan specialized to its arguments' types), else the IR's.
+
+    An op class may say how to run on operands of known types: ``kernel_for(operands, constants,
+    **attrs)`` (operands: (shape, numpy dtype) or a ListSpec each) gives ``(kernel, bytes of the
+    largest buffer it allocates)``, a plain function of the operands bit for bit the compute's, or None."""
     if not isinstance(op, Op):
         return None
     info = dispatch.op_info(type(op))
@@ -254,6 +258,11 @@ def bare_kernel(op, general, dying: set, constants: dict, types: tuple | None = 
     found = found if isinstance(found, list) else [found]
     if len(found) != len(results) or not all(_promised(spec, r) for spec, r in zip(found, results)):
         return None
+    kernel_for = getattr(type(op), "kernel_for", None)
+    if kernel_for is not None and not variables:  # the class's kernel for these operand types and constants
+        made = kernel_for(operands, constants, **attrs)
+        if made is not None:
+            return made
     if any(isinstance(t, ListSpec) for t in (*operands, *results)):  # TensorLists in or out: the compute
         if variables or len(results) > 1:
             return None
