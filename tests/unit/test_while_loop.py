@@ -185,7 +185,8 @@ def test_backward_steps_read_the_stacked_intermediates_instead_of_replaying_the_
     backward = [b for b in text.split("func.func private @")[1:] if b.startswith("while_body_")][-1]
     # tanh's gradient reads the stored tanh output, MatMul's the stored state: no forward op is replayed
     assert '"tf.Tanh"' not in backward and '"tf.TanhGrad"' in backward
-    assert backward.count('"tf.MatMul"') == 2 and backward.count('"tf.GatherV2"') == 2
+    reads = '"tf.GatherV2"' if jit_compile else '"tf.TensorListGetItem"'  # (a graph reads the pushed rows)
+    assert backward.count('"tf.MatMul"') == 2 and backward.count(reads) == 2
     np.testing.assert_allclose(np.asarray(fn(tt.constant(x))), _bptt(x, w0, 6), rtol=1e-5, atol=1e-6)
 
 

@@ -39,7 +39,7 @@ from tinytf.ops.gather import gather
 from tinytf.ops.scatter import tensor_scatter_update
 from tinytf.ops.shape import expand_dims, reshape
 from tinytf.ops.tensor_list import empty_tensor_list, tensor_list_stack
-from tinytf.ops.tensor_list_items import tensor_list_push_back
+from tinytf.ops.tensor_list_items import tensor_list_get_item, tensor_list_push_back
 from tinytf.ops.tensor_list_values import ListSpec
 from tinytf.runtime import function_body as fb
 from tinytf.runtime.constructors import convert_to_tensor
@@ -187,12 +187,12 @@ def _recording_while(ctx, body: str, cond: str, initial: list, externals: list, 
     n = len(initial)
     with pause_all():  # the tapes see the loop (below), not the recording loop's ops
         found = residuals(fn, n, externals, ctx.library, ctx.for_xla) or Residuals.all_states(n)
-        out = _stacking_loop(fn, initial, externals, bound, ctx.for_xla,
-                             lambda state, ext: fb.replay(cond_fn, [*state, *ext])[0], found)
+        out, lists = _stacking_loop(fn, initial, externals, bound, ctx.for_xla,
+                                    lambda state, ext: fb.replay(cond_fn, [*state, *ext])[0], found)
     if out is None:
         return None
     record(WhileCall, tuple(initial + externals), out, {"body": body, "n": n, "bound": bound, "reads_written": False,
-                                                           "stacks": out[n:], "residuals": found})
+                                                           "stacks": out[n:], "lists": lists, "residuals": found})
     return out[1:n]
 
 
@@ -227,11 +227,13 @@ class WhileCall:
         ctx = tracing_context()
         fn, iterations = ctx.library[body], op.outputs[0]
         captured = [j for j in captured if fb.used(fn, n + j)]  # (one only the condition reads has none)
-        found = op.raw_attrs.get("residuals")
+        found, lists = op.raw_attrs.get("residuals"), op.raw_attrs.get("lists")
         if not stacks:
-            found, stacks = _recorded_states(ctx, fn, initial, externals, iterations, op.outputs[1:n],
-                                             op.raw_attrs["bound"])
+            found, stacks, lists = _recorded_states(ctx, fn, initial, externals, iterations, op.outputs[1:n],
+                                                    op.raw_attrs["bound"])
             stack_grads = [None] * len(stacks or ())
+        if lists is not None and would_record(tuple(stacks)):
+            lists = None  # a tape watches the stacked tensors: read them, so that its gradient reaches them
         upstream = [dys[i] if dys[i] is not None else zeros_like(op.outputs[i]) for i in carried]
         sums = [fb.zeros_for(externals[j]) for j in captured]
 
@@ -240,7 +242,7 @@ class WhileCall:
             ext = [fb.local(here, x) for x in externals]
             stored = None
             if stacks is not None:  # iteration k - 1's rows, as the recording loop stored them
-                state, stored = _stored_rows(here, found, stacks, stack_grads, initial, k - 1)
+                state, stored = _stored_rows(here, found, stacks, lists, stack_grads, initial, k - 1)
             else:  # the state entering it recomputed from the initial values (XLA, or shapes that change)
                 start = [fb.local(here, x) for x in initial]
                 state = while_loop(lambda *s: s[0] < k - 1, lambda *s: fb.replay(fn, [*s, *ext])[:n], start)
@@ -262,25 +264,27 @@ class WhileCall:
 
 
 def _recorded_states(ctx, fn, initial, externals, iterations, finals, bound: int | None) -> tuple:
-    """(what was stacked, the stacks) of the loop run again for ``iterations`` steps (a loop that was
-    not put on a tape as it ran: see ``_recording_while``); (None, None) where it cannot stack."""
+    """(what was stacked, the stacks, their TensorLists) of the loop run again for ``iterations`` steps (a
+    loop that was not put on a tape as it ran: see ``_recording_while``); Nones where it cannot stack."""
     if any(f.shape != s.shape for s, f in zip(initial[1:], finals)):
-        return None, None
+        return None, None, None
     n = len(initial)
     found = residuals(fn, n, externals, ctx.library, ctx.for_xla) or Residuals.all_states(n)
-    out = _stacking_loop(fn, initial, externals, bound, ctx.for_xla, lambda state, ext: state[0] < iterations, found)
-    return (None, None) if out is None else (found, out[n:])
+    out, lists = _stacking_loop(fn, initial, externals, bound, ctx.for_xla, lambda state, ext: state[0] < iterations,
+                                found)
+    return (None, None, None) if out is None else (found, out[n:], lists)
 
 
-def _stacking_loop(fn, initial, externals, bound: int | None, for_xla: bool, cond, found: Residuals) -> list | None:
+def _stacking_loop(fn, initial, externals, bound: int | None, for_xla: bool, cond, found: Residuals) -> tuple:
     """The loop of body ``fn`` while ``cond(state, captures)``, also stacking what ``found`` names:
-    (counter, final loop variables..., one [iterations, ...] tensor per stacked value...). A stack is a
-    TensorList in a graph, stacked into a tensor after the loop; XLA's shapes are static, so there it is
-    a [bound, ...] tensor written in place (TensorScatterUpdate, a dynamic-update-slice) and needs a
-    static ``maximum_iterations``. None when there is nothing to stack into: XLA without a bound, or a
-    loop variable without a static shape."""
+    ((counter, final loop variables..., one [iterations, ...] tensor per stacked value...), the
+    TensorLists or None). A stack is a TensorList in a graph, stacked into a tensor after the loop (which
+    a gradient reading the lists leaves dead); XLA's shapes are static, so there it is a [bound, ...]
+    tensor written in place (TensorScatterUpdate, a dynamic-update-slice) and needs a static
+    ``maximum_iterations``. (None, None) when there is nothing to stack into: XLA without a bound, or
+    a loop variable without a static shape."""
     if (for_xla and bound is None) or any(s.shape is None or None in s.shape for s in initial[1:]):
-        return None
+        return None, None
     here = tracing_context()
     ext = [fb.local(here, x) for x in externals]
     n = len(initial)
@@ -302,15 +306,22 @@ def _stacking_loop(fn, initial, externals, bound: int | None, for_xla: bool, con
     else:
         empty = [empty_tensor_list(list(s.shape), s.dtype) for s in specs]
     out = while_loop(lambda *v: cond(list(v[:n]), ext), recording_step, [fb.local(here, x) for x in initial] + empty)
-    if not for_xla:
-        out[n:] = [tensor_list_stack(s, spec.dtype, element_shape=list(spec.shape)) for s, spec in zip(out[n:], specs)]
-    return out
+    if for_xla:
+        return out, None
+    lists = out[n:]
+    out[n:] = [tensor_list_stack(s, spec.dtype, element_shape=list(spec.shape)) for s, spec in zip(lists, specs)]
+    return out, lists
 
 
-def _stored_rows(here, found: Residuals, stacks: list, stack_grads: list, initial: list, k) -> tuple:
+def _stored_rows(here, found: Residuals, stacks: list, lists: list | None, stack_grads: list, initial: list,
+                 k) -> tuple:
     """(the state a backward step replays the body on, its ``Stored`` rows) for iteration ``k``: stacked
-    loop variables read their rows, the others stand in as zeros the gradient never reads."""
-    rows = [gather(fb.local(here, s), k) for s in stacks]
+    loop variables read their rows (from the TensorLists when given: no copy), the others stand in as
+    zeros the gradient never reads."""
+    if lists is not None:
+        rows = [tensor_list_get_item(fb.local(here, x), k, s.dtype, list(s.shape[1:])) for x, s in zip(lists, stacks)]
+    else:
+        rows = [gather(fb.local(here, s), k) for s in stacks]
     stacked = dict(zip(found.args, rows))
     state = [k] + [stacked[i] if i in stacked else zeros(list(initial[i].shape), initial[i].dtype)
                    for i in range(1, len(initial))]
