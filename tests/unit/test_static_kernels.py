@@ -180,3 +180,54 @@ def test_fused_matmul_for_checked_operands(monkeypatch, ops, transpose_a):
     fast, reference, program = _runs(text, [a, b, c], monkeypatch)
     _same(fast, reference)
     assert any("compute_for" in k for k in _kernels(program, "main"))
+
+
+GATES = """
+func.func @main(%x: tensor<*xf32>, %b: tensor<*xf32>, %i: tensor<*xi32>, %n: tensor<*xi32>, %p: tensor<*xi1>) -> (tensor<*xf32>, tensor<*xf32>, tensor<*xf32>, tensor<*xf32>, tensor<*xi32>, tensor<*xi1>, tensor<*xi1>, tensor<*xi1>, tensor<*xi32>, tensor<*xi32>, tensor<*xi1>) {
+  %one = "tf.Const"() <{value = dense<1> : tensor<i32>}> : () -> tensor<i32>
+  %0 = "tf.BiasAdd"(%x, %b) <{data_format = "NHWC"}> : (tensor<*xf32>, tensor<*xf32>) -> tensor<*xf32>
+  %1:3 = "tf.Split"(%one, %0) <{num_split = 3 : i64}> : (tensor<i32>, tensor<*xf32>) -> (tensor<*xf32>, tensor<*xf32>, tensor<*xf32>)
+  %2 = "tf.Sigmoid"(%1#0) : (tensor<*xf32>) -> tensor<*xf32>
+  %3 = "tf.AddV2"(%i, %one) : (tensor<*xi32>, tensor<i32>) -> tensor<*xi32>
+  %4 = "tf.Less"(%3, %n) : (tensor<*xi32>, tensor<*xi32>) -> tensor<*xi1>
+  %5 = "tf.LogicalAnd"(%4, %p) : (tensor<*xi1>, tensor<*xi1>) -> tensor<*xi1>
+  %6 = "tf.Less"(%1#1, %1#2) : (tensor<*xf32>, tensor<*xf32>) -> tensor<*xi1>
+  %7 = "tf.Sub"(%i, %n) : (tensor<*xi32>, tensor<*xi32>) -> tensor<*xi32>
+  %8 = "tf.Mul"(%i, %n) : (tensor<*xi32>, tensor<*xi32>) -> tensor<*xi32>
+  %9 = "tf.GreaterEqual"(%i, %n) : (tensor<*xi32>, tensor<*xi32>) -> tensor<*xi1>
+  return %0, %1#1, %1#2, %2, %3, %4, %5, %6, %7, %8, %9 : tensor<*xf32>, tensor<*xf32>, tensor<*xf32>, tensor<*xf32>, tensor<*xi32>, tensor<*xi1>, tensor<*xi1>, tensor<*xi1>, tensor<*xi32>, tensor<*xi32>, tensor<*xi1>
+}
+"""
+
+
+@pytest.mark.parametrize("scalars", [True, False])
+def test_gates_and_a_loop_counter_run_bare_ufuncs_and_views(monkeypatch, scalars):
+    rng = np.random.default_rng(6)
+    x = (rng.standard_normal((2, 12)) * 60).astype(np.float32)  # (exp overflows: sigmoid gives exactly 0)
+    b = rng.standard_normal(12).astype(np.float32)
+    shape = () if scalars else (3,)
+    i, n = (np.asarray(rng.integers(-5, 5, shape), np.int32) for _ in range(2))
+    i.reshape(-1)[0] = np.iinfo(np.int32).max  # (wraps, as numpy's add does)
+    p = np.asarray(rng.integers(0, 2, shape), bool)
+    fast, reference, program = _runs(GATES, [x, b, i, n, p], monkeypatch)
+    _same(fast, reference)
+    for got, want in zip(fast, reference):
+        assert type(got) is type(want)  # (a scalar stays the numpy scalar the general runner gives)
+    assert fast[3].min() == 0.0
+    names = _kernels(program, "main")
+    assert sum(k in ("add", "less", "logical_and", "subtract", "multiply", "greater_equal") for k in names) == 7
+    assert any("Split.kernel_for" in k for k in names) and any("BiasAdd.kernel_for" in k for k in names)
+
+
+def test_sigmoid_written_into_a_buffer_is_its_compute():
+    from tinytf.ops.transcendental import Sigmoid
+
+    rng = np.random.default_rng(7)
+    for dtype in (np.float16, np.float32, np.float64):
+        x = (rng.standard_normal(500) * 400).astype(dtype)
+        x[:4] = [np.inf, -np.inf, np.nan, -0.0]
+        out = np.empty_like(x)
+        Sigmoid.compute_into(out, x)
+        np.testing.assert_array_equal(out, Sigmoid.compute(np, x))
+        Sigmoid.compute_into(x, x)  # (in place: the forwarded buffer)
+        np.testing.assert_array_equal(x, out)

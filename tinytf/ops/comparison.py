@@ -108,6 +108,7 @@ class Less(_Compare):
     """x < y.  %z = "tf.Less"(%x, %y) : (tensor<3xi32>, tensor<i32>) -> tensor<3xi1>"""
 
     name = "tf.Less"
+    EXACT_UFUNC: ClassVar = np.less
 
     @staticmethod
     def compute(xp, x, y):
@@ -123,6 +124,7 @@ class LessEqual(_Compare):
     """x <= y.  %z = "tf.LessEqual"(%x, %y) : (tensor<3xf32>, tensor<f32>) -> tensor<3xi1>"""
 
     name = "tf.LessEqual"
+    EXACT_UFUNC: ClassVar = np.less_equal
 
     @staticmethod
     def compute(xp, x, y):
@@ -138,6 +140,7 @@ class Greater(_Compare):
     """x > y.  %z = "tf.Greater"(%x, %y) : (tensor<3x4xf32>, tensor<f32>) -> tensor<3x4xi1>"""
 
     name = "tf.Greater"
+    EXACT_UFUNC: ClassVar = np.greater
 
     @staticmethod
     def compute(xp, x, y):
@@ -153,6 +156,7 @@ class GreaterEqual(_Compare):
     """x >= y.  %z = "tf.GreaterEqual"(%x, %y) : (tensor<3xf32>, tensor<f32>) -> tensor<3xi1>"""
 
     name = "tf.GreaterEqual"
+    EXACT_UFUNC: ClassVar = np.greater_equal
 
     @staticmethod
     def compute(xp, x, y):
@@ -173,6 +177,7 @@ class LogicalAnd(_Logical):
     """x and y.  %z = "tf.LogicalAnd"(%x, %y) : (tensor<3xi1>, tensor<i1>) -> tensor<3xi1>"""
 
     name = "tf.LogicalAnd"
+    EXACT_UFUNC: ClassVar = np.logical_and
 
     @staticmethod
     def compute(xp, x, y):
@@ -188,6 +193,7 @@ class LogicalOr(_Logical):
     """x or y.  %z = "tf.LogicalOr"(%x, %y) : (tensor<3xi1>, tensor<3xi1>) -> tensor<3xi1>"""
 
     name = "tf.LogicalOr"
+    EXACT_UFUNC: ClassVar = np.logical_or
 
     @staticmethod
     def compute(xp, x, y):

@@ -45,6 +45,7 @@ class AddV2(Binary):
     """x + y.  %z = "tf.AddV2"(%x, %y) : (tensor<2xf32>, tensor<f32>) -> tensor<2xf32>"""
 
     name = "tf.AddV2"
+    EXACT_UFUNC: ClassVar = np.add
     verify_ir = v.same_element_types
     UFUNC: ClassVar = np.add
     traits = traits_def(Commutative())
@@ -85,6 +86,7 @@ class Sub(Binary):
     """x - y.  %z = "tf.Sub"(%x, %y) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>"""
 
     name = "tf.Sub"
+    EXACT_UFUNC: ClassVar = np.subtract
     verify_ir = v.same_element_types
     UFUNC: ClassVar = np.subtract
 
@@ -109,6 +111,7 @@ class Mul(Binary):
     """x * y.  %z = "tf.Mul"(%x, %y) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>"""
 
     name = "tf.Mul"
+    EXACT_UFUNC: ClassVar = np.multiply
     verify_ir = v.same_element_types
     UFUNC: ClassVar = np.multiply
     traits = traits_def(Commutative())

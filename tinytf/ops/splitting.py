@@ -173,6 +173,16 @@ class Split(Op):
         size, lead = value.shape[axis] // num_split, (slice(None),) * axis
         return tuple(value[lead + (slice(i * size, (i + 1) * size),)] for i in range(num_split))  # (np.split's views)
 
+    @classmethod
+    def kernel_for(cls, operands, constants, *, num_split):  # (static plans: a loop body splitting its gates)
+        if 0 not in constants:
+            return None
+        shape = operands[1][0]
+        axis = _split_axis(cls.name, int(constants[0]), len(shape))
+        size, lead = shape[axis] // num_split, (slice(None),) * axis
+        parts = [lead + (slice(i * size, (i + 1) * size),) for i in range(num_split)]
+        return (lambda split_dim, value: [value[part] for part in parts]), 0
+
     @staticmethod
     def grad(op, *dys):  # Given upstream grads U_i and ys = split(x): dx = concat(U, split_dim)
         from tinytf.ops.joining import concat  # joining imports this module

@@ -163,6 +163,15 @@ class Sigmoid(Unary):
         return one / (one + xp.exp(-x))  # exp overflows to inf for x << 0, giving exactly 0 as TF
 
     @staticmethod
+    def compute_into(out, x):  # compute's four steps, each written into out
+        one = out.dtype.type(1)
+        np.negative(x, out=out)
+        with np.errstate(all="ignore"):
+            np.exp(out, out=out)
+        np.add(one, out, out=out)
+        np.divide(one, out, out=out)
+
+    @staticmethod
     def grad(op, dy):  # Given upstream grad dy and y = sigmoid(x): dx = dy * y * (1 - y)
         from tinytf.ops.unary_grads import SigmoidGrad
 

@@ -59,9 +59,23 @@ class Binary(BinaryElementwise):
     """``z = f(x, y)`` elementwise with broadcasting over the dtypes in ``TYPES``."""
 
     TYPES: ClassVar[frozenset] = NUMBER
+    EXACT_UFUNC: ClassVar = None  # the numpy ufunc that is compute for every dtype (np.less), where one is
 
     @classmethod
     def infer(cls, x, y, **attrs):
         dtype = same_dtype(cls.name, x, y)
         check_types(cls.name, x, cls.TYPES)
         return TensorSpec(broadcast_shapes(cls.name, x.shape, y.shape), dtype)
+
+    @classmethod
+    def kernel_for(cls, operands, constants, **attrs):
+        """The bare ufunc for checked integer and bool operands (a loop's counter and its bounds), and for floats
+        where no forwarding kernel writes the result into a dying operand."""
+        ufunc = cls.EXACT_UFUNC
+        if ufunc is None or any(dtype.kind not in "biuf" for _, dtype in operands):
+            return None
+        if any(dtype.kind == "f" for _, dtype in operands) and (getattr(cls, "UFUNC", None) is not None or
+                                                                 getattr(cls, "compute_into", None) is not None):
+            return None
+        (x, dtype), (y, _) = operands
+        return ufunc, int(np.prod(np.broadcast_shapes(x, y))) * ufunc.resolve_dtypes((dtype, dtype, None))[2].itemsize
