@@ -160,6 +160,8 @@ def test_small_conv_kernel_reads_views_and_refuses_what_it_cannot():
     assert small_conv_kernel(window((1, 8, 8, 4), (3, 3, 4, 4), attrs), np.dtype(np.float16)) is None
     assert small_conv_kernel(window((1, 8, 8, 4), (3, 3, 2, 4), attrs), np.dtype(np.float32)) is None  # groups
     assert small_conv_kernel(window((8, 64, 64, 8), (3, 3, 8, 8), attrs), np.dtype(np.float32)) is None  # large
+    assert small_conv_kernel(window((1, 8, 8, 64), (3, 3, 64, 8), attrs), np.dtype(np.float32)) is None  # wide
+    assert small_conv_kernel(window((1, 64, 64, 3), (3, 3, 3, 8), attrs), np.dtype(np.float32)) is not None
 
 
 FUSED = """

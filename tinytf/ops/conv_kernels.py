@@ -135,7 +135,9 @@ def np_conv_backprop_filter(x, dy, win: Window, data_format, depthwise):
     return dw.reshape(win.filter_shape).astype(dtype, copy=False)
 
 
-SMALL_GATHER = 1 << 16  # im2col elements up to which one gather beats KH * KW strided slice copies
+# im2col elements up to which one gather beats KH * KW strided slice copies (a copy's inner run is C elements:
+# the fewer channels, the slower the copies)
+SMALL_GATHER, FEW_CHANNELS_GATHER, FEW_CHANNELS = 1 << 15, 1 << 18, 8
 
 
 def small_conv_kernel(win: Window, dtype):
@@ -147,8 +149,8 @@ def small_conv_kernel(win: Window, dtype):
     kh, kw, fi, o = win.filter_shape
     _, oh, ow, _ = win.output_nhwc
     count = n * oh * ow * kh * kw * c
-    if win.groups != 1 or kh * kw == 1 or count > SMALL_GATHER or 0 in (count, o) or dtype.kind != "f" \
-            or dtype.itemsize < 4:
+    limit = FEW_CHANNELS_GATHER if c <= FEW_CHANNELS else SMALL_GATHER
+    if win.groups != 1 or kh * kw == 1 or not 0 < count <= limit or o == 0 or dtype.kind != "f" or dtype.itemsize < 4:
         return None
     size = n * h * w * c
     (t, b), (lft, r) = win.pads
