@@ -233,3 +233,15 @@ def test_sigmoid_written_into_a_buffer_is_its_compute():
         np.testing.assert_array_equal(out, Sigmoid.compute(np, x))
         Sigmoid.compute_into(x, x)  # (in place: the forwarded buffer)
         np.testing.assert_array_equal(x, out)
+
+
+@pytest.mark.parametrize("shape,data_format", [((2, 3, 4, 5), "NCHW"), ((2, 3, 4, 5), "NHWC"), ((2, 3, 4), "NCHW")])
+def test_bias_add_kernel_for_each_layout_is_its_compute(shape, data_format):
+    from tinytf.ops.nn import BiasAdd
+
+    rng = np.random.default_rng(8)
+    x = rng.standard_normal(shape).astype(np.float32)
+    channels = shape[1] if data_format == "NCHW" and len(shape) > 2 else shape[-1]
+    b = rng.standard_normal(channels).astype(np.float32)
+    kernel, _ = BiasAdd.kernel_for([(shape, x.dtype), ((channels,), b.dtype)], {}, data_format=data_format)
+    np.testing.assert_array_equal(kernel(x, b), BiasAdd.compute(np, x, b, data_format=data_format))
