@@ -36,8 +36,6 @@ from tinytf.ops.array import zeros
 from tinytf.ops.comparison import logical_and
 from tinytf.ops.control_flow import While
 from tinytf.ops.gather import gather
-from tinytf.ops.scatter import tensor_scatter_update
-from tinytf.ops.shape import expand_dims, reshape
 from tinytf.ops.tensor_list import empty_tensor_list, tensor_list_stack
 from tinytf.ops.tensor_list_items import tensor_list_get_item, tensor_list_push_back
 from tinytf.ops.tensor_list_values import ListSpec
@@ -84,8 +82,8 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
     return type(loop_vars)(*result) if hasattr(loop_vars, "_fields") else type(loop_vars)(result)
 
 
-def _flat_body(body, structure, values: list) -> list:
-    new = body(*pack_as(structure, values))
+def _flat_body(body, structure, values: list, *counter) -> list:
+    new = body(*counter, *pack_as(structure, values))
     if len(structure) == 1 and not isinstance(new, (list, tuple)):
         new = [new]  # as TensorFlow: one loop variable, the body may return it bare
     if fb.structure_of(new) != fb.structure_of(structure):
@@ -125,9 +123,11 @@ def _invariant(x, shape) -> TensorSpec:
 
 
 def _traced_while(ctx: TracingContext, cond, body, structure, maximum_iterations, parallel_iterations: int,
-                  invariants=None) -> list:
+                  invariants=None, counted: bool = False) -> list:
     """Trace cond and body with an iteration counter in front of the loop variables (TensorFlow's form),
-    append the ``tf.While`` and record it on the tapes; the final loop variables."""
+    append the ``tf.While`` and record it on the tapes; the final loop variables. ``counted``: cond and
+    body also take the counter, first, and the final counter comes first in the result."""
+    first = () if not counted else (0,)
     initial = [symbolic(ctx, np.int32(0))] + [symbolic(ctx, x) for x in flatten(structure)]
     specs = [x.spec if isinstance(x.spec, ListSpec) else TensorSpec(x.shape, x.dtype) for x in initial]
     if invariants is not None:
@@ -137,7 +137,7 @@ def _traced_while(ctx: TracingContext, cond, body, structure, maximum_iterations
         body_ctx = BodyContext(f"while_body_{n}", specs, ctx, writes=writes)
         with context.pushed(body_ctx):
             counter, *values = body_ctx.inputs
-            new = [counter + 1, *_flat_body(body, structure, values)]
+            new = [counter + 1, *_flat_body(body, structure, values, *[counter for _ in first])]
             new = [symbolic(body_ctx, convert_to_tensor(v, dtype_hint=s.dtype)) for v, s in zip(new, specs)]
         _check_dtypes(specs[1:], new[1:])
         for i, (s, v) in enumerate(zip(specs[1:], new[1:])):
@@ -148,7 +148,7 @@ def _traced_while(ctx: TracingContext, cond, body, structure, maximum_iterations
         cond_ctx = BodyContext(f"while_cond_{n}", specs, ctx, shared=body_ctx.externals, writes=body_ctx.writes)
         with context.pushed(cond_ctx):
             counter, *values = cond_ctx.inputs
-            pred = symbolic(cond_ctx, cond(*pack_as(structure, values)))
+            pred = symbolic(cond_ctx, cond(*[counter for _ in first], *pack_as(structure, values)))
             check_predicate(pred.dtype, pred.shape, "tt.while_loop")
             if maximum_iterations is not None:
                 pred = logical_and(counter < maximum_iterations, pred)
@@ -174,8 +174,8 @@ def _traced_while(ctx: TracingContext, cond, body, structure, maximum_iterations
             would_record(tuple(inputs), [x for x in inputs if isinstance(x, Variable) and x.trainable]):
         recorded = _recording_while(ctx, body_ctx.name, cond_ctx.name, initial, cond_ctx.externals, bound)
         if recorded is not None:
-            return recorded
-    return call_while(ctx, inputs, attrs, result_specs)[1:len(specs)]
+            return recorded[1 - len(first):]
+    return call_while(ctx, inputs, attrs, result_specs)[1 - len(first):len(specs)]
 
 
 def _recording_while(ctx, body: str, cond: str, initial: list, externals: list, bound: int | None) -> list | None:
@@ -193,7 +193,7 @@ def _recording_while(ctx, body: str, cond: str, initial: list, externals: list, 
         return None
     record(WhileCall, tuple(initial + externals), out, {"body": body, "n": n, "bound": bound, "reads_written": False,
                                                            "stacks": out[n:], "lists": lists, "residuals": found})
-    return out[1:n]
+    return out[:n]
 
 
 def call_while(ctx: TracingContext, inputs: list, attrs: dict, specs: list) -> list:
@@ -277,39 +277,31 @@ def _recorded_states(ctx, fn, initial, externals, iterations, finals, bound: int
 
 def _stacking_loop(fn, initial, externals, bound: int | None, for_xla: bool, cond, found: Residuals) -> tuple:
     """The loop of body ``fn`` while ``cond(state, captures)``, also stacking what ``found`` names:
-    ((counter, final loop variables..., one [iterations, ...] tensor per stacked value...), the
-    TensorLists or None). A stack is a TensorList in a graph, stacked into a tensor after the loop (which
-    a gradient reading the lists leaves dead); XLA's shapes are static, so there it is a [bound, ...]
-    tensor written in place (TensorScatterUpdate, a dynamic-update-slice) and needs a static
-    ``maximum_iterations``. (None, None) when there is nothing to stack into: XLA without a bound, or
-    a loop variable without a static shape."""
+    ((counter, final loop variables..., one [iterations, ...] tensor per stacked value...), their
+    TensorLists). A stack is a TensorList pushed on each iteration, stacked into a tensor after the loop
+    (which a gradient reading the lists leaves dead). XLA's shapes are static: there a list is a
+    [bound, ...] buffer written in place (a dynamic-update-slice), which needs a static
+    ``maximum_iterations``, as TensorFlow's XLA bridge. (None, None) when there is nothing to stack
+    into: XLA without a bound, or a loop variable without a static shape."""
     if (for_xla and bound is None) or any(s.shape is None or None in s.shape for s in initial[1:]):
         return None, None
     here = tracing_context()
     ext = [fb.local(here, x) for x in externals]
     n = len(initial)
 
-    def recording_step(*values):
-        state, stacks, seen = list(values[:n]), values[n:], {}
-        out = fb.replay(fn, [*state, *ext], seen)[:n]
+    def recording_step(counter, *values):  # (fn's counter is the loop's: its counter + 1 merges with the loop's)
+        state, stacks, seen = [counter, *values[:n - 1]], values[n - 1:], {}
+        out = fb.replay(fn, [*state, *ext], seen)[1:n]
         rows = [state[i] for i in found.args] + [seen[v] for v in found.values]
-        if not for_xla:
-            stacks = [tensor_list_push_back(s, r) for s, r in zip(stacks, rows)]
-        else:
-            at = reshape(state[0], [1, 1])
-            stacks = [tensor_scatter_update(s, at, expand_dims(r, 0)) for s, r in zip(stacks, rows)]
-        return [*out, *stacks]
+        return [*out, *[tensor_list_push_back(s, r) for s, r in zip(stacks, rows)]]
 
     specs = [initial[i].spec for i in found.args] + [TensorSpec.from_type(v.type) for v in found.values]
-    if for_xla:  # (a stack of at least one row: the never-run backward step still gathers from it)
-        empty = [zeros((max(bound, 1), *s.shape), s.dtype) for s in specs]
-    else:
-        empty = [empty_tensor_list(list(s.shape), s.dtype) for s in specs]
-    out = while_loop(lambda *v: cond(list(v[:n]), ext), recording_step, [fb.local(here, x) for x in initial] + empty)
-    if for_xla:
-        return out, None
+    rows = max(bound, 1) if for_xla else -1  # (XLA: at least a row, which the never-run backward step reads)
+    empty = [empty_tensor_list(list(s.shape), s.dtype, rows) for s in specs]
+    structure = [fb.local(here, x) for x in initial[1:]] + empty
+    out = _traced_while(here, lambda *v: cond(list(v[:n]), ext), recording_step, structure, None, 10, counted=True)
     lists = out[n:]
-    out[n:] = [tensor_list_stack(s, spec.dtype, element_shape=list(spec.shape)) for s, spec in zip(lists, specs)]
+    out[n:] = [tensor_list_stack(s, spec.dtype, rows, list(spec.shape)) for s, spec in zip(lists, specs)]
     return out, lists
 
 
