@@ -245,3 +245,43 @@ def test_bias_add_kernel_for_each_layout_is_its_compute(shape, data_format):
     b = rng.standard_normal(channels).astype(np.float32)
     kernel, _ = BiasAdd.kernel_for([(shape, x.dtype), ((channels,), b.dtype)], {}, data_format=data_format)
     np.testing.assert_array_equal(kernel(x, b), BiasAdd.compute(np, x, b, data_format=data_format))
+
+
+STACKS = """
+func.func @main(%x: tensor<?x2x3xf32>, %j: tensor<i32>) -> (tensor<*xf32>, tensor<*xf32>, tensor<*xf32>) {
+  %eshape = "tf.Const"() <{value = dense<[-1, 3]> : tensor<2xi32>}> : () -> tensor<2xi32>
+  %full = "tf.Const"() <{value = dense<[2, 3]> : tensor<2xi32>}> : () -> tensor<2xi32>
+  %n = "tf.Const"() <{value = dense<4> : tensor<i32>}> : () -> tensor<i32>
+  %l = "tf.TensorListFromTensor"(%x, %eshape) : (tensor<?x2x3xf32>, tensor<2xi32>) -> tensor<!tf_type.variant<tensor<2x3xf32>>>
+  %r = "tf.TensorListReserve"(%full, %n) : (tensor<2xi32>, tensor<i32>) -> tensor<!tf_type.variant<tensor<2x3xf32>>>
+  %a = "tf.TensorListGetItem"(%l, %j, %full) : (tensor<!tf_type.variant<tensor<2x3xf32>>>, tensor<i32>, tensor<2xi32>) -> tensor<*xf32>
+  %r2 = "tf.TensorListSetItem"(%r, %j, %a) : (tensor<!tf_type.variant<tensor<2x3xf32>>>, tensor<i32>, tensor<*xf32>) -> tensor<!tf_type.variant<tensor<2x3xf32>>>
+  %0 = "tf.TensorListStack"(%l, %full) <{num_elements = NUM : i64}> : (tensor<!tf_type.variant<tensor<2x3xf32>>>, tensor<2xi32>) -> tensor<*xf32>
+  %1 = "tf.TensorListStack"(%r2, %eshape) <{num_elements = 4 : i64}> : (tensor<!tf_type.variant<tensor<2x3xf32>>>, tensor<2xi32>) -> tensor<*xf32>
+  %2 = "tf.TensorListStack"(%r, %full) <{num_elements = -1 : i64}> : (tensor<!tf_type.variant<tensor<2x3xf32>>>, tensor<2xi32>) -> tensor<*xf32>
+  return %0, %1, %2 : tensor<*xf32>, tensor<*xf32>, tensor<*xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("num", [-1, 4])
+def test_lists_made_and_stacked_by_static_kernels(monkeypatch, num):
+    x = np.random.default_rng(9).standard_normal((4, 2, 3)).astype(np.float32)
+    fast, reference, program = _runs(STACKS.replace("NUM", str(num)), [x, np.asarray(1, np.int32)], monkeypatch)
+    _same(fast, reference)
+    partly = np.zeros_like(x)
+    partly[1] = x[1]
+    _same(fast, [x, partly, np.zeros_like(x)])
+    names = _kernels(program, "main")
+    # (a stack of an unknown number of elements has no static type: the general runner)
+    assert sum("stack_items" in k for k in names) == (2 if num == 4 else 1)
+    assert any("from_tensor" in k for k in names) and any("reserve_kernel" in k for k in names)
+    assert program.run("main", [x, np.asarray(1, np.int32)])[1] is not fast[1]  # (a new array each call)
+
+
+def test_a_stack_of_the_wrong_length_fails_as_the_general_runner():
+    program = Program(mlir.parse(STACKS.replace("NUM", "5")))
+    x = np.zeros((4, 2, 3), np.float32)
+    for _ in range(3):
+        with pytest.raises(Exception, match="expected a list with 5 elements but got a list with 4"):
+            program.run("main", [x, np.asarray(1, np.int32)])

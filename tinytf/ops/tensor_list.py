@@ -28,6 +28,7 @@ from tinytf.framework.tensor_spec import TensorSpec
 from tinytf.ops.base import fmt_shape
 from tinytf.ops.operands import check_index, index_operand
 from tinytf.ops.tensor_list_buffer import ListBuffer, initialized, jnp_module, new_buffer, xla_list
+from tinytf.ops.tensor_list_static import from_tensor_kernel, reserve_kernel, stack_kernel
 from tinytf.ops.tensor_list_values import (
     ListSpec,
     TensorList,
@@ -128,6 +129,10 @@ class TensorListReserve(ListOp):
         return TensorList((None,) * n, shape_from_array(cls.name, element_shape), dtypes.as_dtype(element_dtype))
 
     @classmethod
+    def kernel_for(cls, operands, constants, *, element_dtype):  # (static plans: tensor_list_static.py)
+        return reserve_kernel(cls, constants, element_dtype)
+
+    @classmethod
     def lower(cls, element_shape, num_elements, *, element_dtype):
         n = scalar_int(num_elements)
         return new_buffer(cls.name, n, shape_from_array(cls.name, element_shape), element_dtype, n)
@@ -180,6 +185,10 @@ class TensorListFromTensor(ListOp):
         shape = shape_from_array(cls.name, element_shape)
         rows_fit(cls.name, shape, rows_shape(cls.name, tensor.shape))
         return TensorList(tuple(tensor[i] for i in range(tensor.shape[0])), shape, dtypes.as_dtype(tensor.dtype))
+
+    @classmethod
+    def kernel_for(cls, operands, constants, **_):  # (static plans: tensor_list_static.py)
+        return from_tensor_kernel(cls, operands, constants)
 
     @classmethod
     def lower(cls, tensor, element_shape, **_):
@@ -313,6 +322,10 @@ class TensorListStack(ListOp):
             if item is not None:
                 out[i] = item
         return out
+
+    @classmethod
+    def kernel_for(cls, operands, constants, **attrs):  # (static plans: tensor_list_static.py)
+        return stack_kernel(cls, operands, constants, attrs)
 
     @classmethod
     def lower(cls, input_handle, element_shape, *, num_elements, element_dtype):

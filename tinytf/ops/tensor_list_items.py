@@ -38,6 +38,7 @@ from tinytf.ops.tensor_list import (
     scalar_int,
 )
 from tinytf.ops.tensor_list_buffer import check_static_index, initialized, jnp_module, row, set_row, xla_list
+from tinytf.ops.tensor_list_static import get_item_kernel, set_item_kernel
 from tinytf.ops.tensor_list_values import (
     ListSpec,
     check_dtype,
@@ -81,17 +82,8 @@ class TensorListGetItem(ListOp):
         return item_or_zeros(cls.name, lst, i, element_shape, element_dtype)
 
     @classmethod
-    def kernel_for(cls, operands, constants, **attrs):
-        """For a list whose types the shape rule checked: the item set at an index in range, else the compute."""
-        compute = cls.compute
-
-        def get(input_handle, index, element_shape):
-            items = input_handle.items
-            i = int(index)  # (a scalar: the shape rule checked its rank)
-            item = items[i] if 0 <= i < len(items) else None
-            return item if item is not None else compute(np, input_handle, index, element_shape, **attrs)
-
-        return get, 0
+    def kernel_for(cls, operands, constants, **attrs):  # (static plans: tensor_list_static.py)
+        return get_item_kernel(cls, attrs)
 
     @classmethod
     def lower(cls, input_handle, index, element_shape, *, element_dtype):
@@ -142,19 +134,8 @@ class TensorListSetItem(ListOp):
         return lst.with_items(items[:i] + (item,) + items[i + 1:])
 
     @classmethod
-    def kernel_for(cls, operands, constants, **attrs):
-        """For a list and an item whose types the shape rule checked: the index in range replaced, else the
-        compute."""
-        compute = cls.compute
-
-        def set_item(input_handle, index, item):
-            items = input_handle.items
-            i = int(index)  # (a scalar: the shape rule checked its rank)
-            if not 0 <= i < len(items):
-                return compute(np, input_handle, index, item, **attrs)
-            return input_handle.with_items(items[:i] + (item,) + items[i + 1:])
-
-        return set_item, 0
+    def kernel_for(cls, operands, constants, **attrs):  # (static plans: tensor_list_static.py)
+        return set_item_kernel(cls, attrs)
 
     @classmethod
     def lower(cls, input_handle, index, item, *, resize_if_index_out_of_bounds, **_):
