@@ -285,3 +285,15 @@ def test_a_stack_of_the_wrong_length_fails_as_the_general_runner():
     for _ in range(3):
         with pytest.raises(Exception, match="expected a list with 5 elements but got a list with 4"):
             program.run("main", [x, np.asarray(1, np.int32)])
+
+
+def test_sigmoid_into_ignores_floating_point_errors_as_compute_and_only_there():
+    from tinytf.ops.transcendental import Sigmoid
+
+    x = np.asarray([-200.0, 200.0, 0.5], np.float32)  # exp overflows and underflows
+    out = np.empty_like(x)
+    with np.errstate(all="raise"):
+        Sigmoid.compute_into(out, x)
+        np.testing.assert_array_equal(out, np.asarray([0.0, 1.0, 1 / (1 + np.exp(np.float32(-0.5)))], np.float32))
+        with pytest.raises(FloatingPointError):
+            np.exp(x)  # (the setting around the kernel is back)

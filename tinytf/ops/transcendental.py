@@ -163,13 +163,16 @@ class Sigmoid(Unary):
         return one / (one + xp.exp(-x))  # exp overflows to inf for x << 0, giving exactly 0 as TF
 
     @staticmethod
-    def compute_into(out, x):  # compute's four steps, each written into out
-        one = out.dtype.type(1)
-        np.negative(x, out=out)
-        with np.errstate(all="ignore"):
-            np.exp(out, out=out)
-        np.add(one, out, out=out)
-        np.divide(one, out, out=out)
+    def compute_into(out, x):  # compute's four steps, each written into out, as compute under errstate
+        if _fp_errors is None:
+            with np.errstate(all="ignore"):
+                _sigmoid_into(out, x)
+            return
+        token = _fp_errors.set(_IGNORE_ALL)
+        try:
+            _sigmoid_into(out, x)
+        finally:
+            _fp_errors.reset(token)
 
     @staticmethod
     def grad(op, dy):  # Given upstream grad dy and y = sigmoid(x): dx = dy * y * (1 - y)
@@ -180,6 +183,23 @@ class Sigmoid(Unary):
 
 def sigmoid(x, name=None):
     return Sigmoid.bind(x)
+
+
+def _sigmoid_into(out, x):
+    one = out.dtype.type(1)
+    np.negative(x, out=out)
+    np.exp(out, out=out)
+    np.add(one, out, out=out)
+    np.divide(one, out, out=out)
+
+
+try:  # numpy 2 keeps np.errstate's setting in a context variable: set directly, it costs a third of errstate
+    from numpy._core._ufunc_config import _extobj_contextvar as _fp_errors
+
+    with np.errstate(all="ignore"):
+        _IGNORE_ALL = _fp_errors.get()
+except (ImportError, AttributeError):  # (numpy 1.x)
+    _fp_errors = _IGNORE_ALL = None
 
 
 def _special(xp, fn_name, x):
