@@ -297,3 +297,21 @@ def test_sigmoid_into_ignores_floating_point_errors_as_compute_and_only_there():
         np.testing.assert_array_equal(out, np.asarray([0.0, 1.0, 1 / (1 + np.exp(np.float32(-0.5)))], np.float32))
         with pytest.raises(FloatingPointError):
             np.exp(x)  # (the setting around the kernel is back)
+
+
+TRANSPOSE = """
+func.func @main(%x: tensor<*xf32>) -> (tensor<*xf32>, tensor<*xf32>) {
+  %p = "tf.Const"() <{value = dense<[1, -1, 0]> : tensor<3xi32>}> : () -> tensor<3xi32>
+  %0 = "tf.Transpose"(%x, %p) : (tensor<*xf32>, tensor<3xi32>) -> tensor<*xf32>
+  %1 = "tf.Tanh"(%0) : (tensor<*xf32>) -> tensor<*xf32>
+  return %0, %1 : tensor<*xf32>, tensor<*xf32>
+}
+"""
+
+
+def test_a_transpose_by_a_constant_permutation_checks_it_once(monkeypatch):
+    x = np.random.default_rng(10).standard_normal((2, 3, 4)).astype(np.float32)
+    fast, reference, program = _runs(TRANSPOSE, [x], monkeypatch)
+    _same(fast, reference)
+    _same(fast, [x.transpose(1, 2, 0), np.tanh(x.transpose(1, 2, 0))])
+    assert any("Transpose.kernel_for" in k for k in _kernels(program, "main"))

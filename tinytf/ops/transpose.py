@@ -99,6 +99,13 @@ class Transpose(Op):
     def compute(cls, xp, x, perm):
         return xp.transpose(x, check_permutation(cls.name, perm, x.ndim))
 
+    @classmethod
+    def kernel_for(cls, operands, constants, **_):  # (static plans: a constant permutation, checked once)
+        if 1 not in constants:
+            return None
+        order, transpose = check_permutation(cls.name, constants[1], len(operands[0][0])), np.transpose
+        return (lambda x, perm: transpose(x, order)), 0
+
     @staticmethod
     def grad(op, dy):  # Given upstream grad U and y = transpose(x, p): dx = transpose(U, invert_permutation(p))
         return [transpose(dy, invert_permutation(op.inputs[1])), None]
