@@ -92,7 +92,7 @@ class BiasAdd(Op):
         return value + bias.reshape((-1,) + (1,) * (value.ndim - 1 - axis))
 
     @classmethod
-    def kernel_for(cls, operands, constants, *, data_format):  # compute with the bias's shape worked out once
+    def kernel_for(cls, operands, constants, *, data_format, **_):  # compute with the bias's shape worked out once
         (shape, dtype), _ = operands
         if dtype.kind != "f":
             return None

@@ -174,7 +174,7 @@ class Split(Op):
         return tuple(value[lead + (slice(i * size, (i + 1) * size),)] for i in range(num_split))  # (np.split's views)
 
     @classmethod
-    def kernel_for(cls, operands, constants, *, num_split):  # (static plans: a loop body splitting its gates)
+    def kernel_for(cls, operands, constants, *, num_split, **_):  # (static plans: a loop body splitting its gates)
         if 0 not in constants:
             return None
         shape = operands[1][0]

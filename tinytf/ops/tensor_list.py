@@ -129,7 +129,7 @@ class TensorListReserve(ListOp):
         return TensorList((None,) * n, shape_from_array(cls.name, element_shape), dtypes.as_dtype(element_dtype))
 
     @classmethod
-    def kernel_for(cls, operands, constants, *, element_dtype):  # (static plans: tensor_list_static.py)
+    def kernel_for(cls, operands, constants, *, element_dtype, **_):  # (static plans: tensor_list_static.py)
         return reserve_kernel(cls, constants, element_dtype)
 
     @classmethod

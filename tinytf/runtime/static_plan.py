@@ -260,7 +260,10 @@ def bare_kernel(op, general, dying: set, constants: dict, types: tuple | None = 
         return None
     kernel_for = getattr(type(op), "kernel_for", None)
     if kernel_for is not None and not variables:  # the class's kernel for these operand types and constants
-        made = kernel_for(operands, constants, **attrs)
+        try:
+            made = kernel_for(operands, constants, **attrs)
+        except Exception:  # (operands it cannot take: the kernels below)
+            made = None
         if made is not None:
             return made
     if any(isinstance(t, ListSpec) for t in (*operands, *results)):  # TensorLists in or out: the compute
