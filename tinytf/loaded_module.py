@@ -21,6 +21,8 @@ from xdsl.dialects.builtin import ModuleOp
 
 import tinytf.mlir as mlir
 from tinytf.errors import InvalidArgumentError, UnimplementedError
+from tinytf.framework import tf_types
+from tinytf.framework.variables import Variable
 from tinytf.passes.executor_to_functional import functional_form
 from tinytf.passes.fold_batch_norm import folded
 from tinytf.passes.fuse_bias_activation import fused
@@ -56,13 +58,16 @@ class LoadedModule:
         found = self._entries.get(entry)
         if found is None:  # (the module is compiled once, like its plans: its entries are looked up once)
             fn = self.entry(entry)
-            found = self._entries[entry] = (fn.sym_name.data, list(fn.function_type.inputs.data))
+            types = list(fn.function_type.inputs.data)
+            found = self._entries[entry] = (fn.sym_name.data, types, [tf_types.is_resource(t) for t in types])
         if self._unrunnable is not None:
             raise self._unrunnable
-        fn_name, arg_types = found
+        fn_name, arg_types, resources = found
         if len(arrays) != len(arg_types):
             raise InvalidArgumentError(f"@{fn_name} takes {len(arg_types)} arguments, got {len(arrays)}")
-        args = [check_argument(a, t, i, fn_name) for i, (a, t) in enumerate(zip(arrays, arg_types))]
+        # (a Variable for a resource argument is taken as it is: a model's weights, hundreds of them)
+        args = [a if r and a.__class__ is Variable else check_argument(a, t, i, fn_name)
+                for i, (a, t, r) in enumerate(zip(arrays, arg_types, resources))]
         if backend == "graph":
             outs = self._program.run(fn_name, args)
         elif backend == "xla":

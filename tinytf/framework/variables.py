@@ -230,6 +230,11 @@ class Variable(AbstractVariable):
         """Readers get copies from now on, so sparse updates can keep writing the buffer in place."""
         self._copy_on_read = True
 
+    def current_buffer(self):
+        """The buffer as it is now, without waiting or copying: for telling whether it changed since an
+        earlier ``read`` (an update replaces a buffer a reader still holds, never writes it)."""
+        return self._buffer
+
     def buffer_is_shared(self) -> bool:
         """Does anyone besides the variable hold its buffer (a reader's snapshot, a view of it)?"""
         buffer = self._buffer
