@@ -5,7 +5,7 @@
 
 ``conv_window`` / ``pool_window`` check an op's attributes and shapes and give its ``Window`` (output
 size and padding, TensorFlow's GetWindowedOutputSize); the numpy helpers below work in NHWC on
-strided views (``sliding_window_view``): im2col without a loop over pixels. Shared by
+strided views (``as_strided``): im2col without a loop over pixels. Shared by
 conv_kernels.py and pool_kernels.py (the kernels) and conv.py and pooling.py (the op classes).
 """
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numpy.lib.stride_tricks import sliding_window_view
+from numpy.lib.stride_tricks import as_strided, sliding_window_view
 
 from tinytf.errors import InvalidArgumentError, UnimplementedError
 from tinytf.framework.kernel import check_allocation
@@ -286,9 +286,14 @@ def window_patches(x_padded, win: Window):
     """[N, OH, OW, C, KH, KW]: every window of the padded NHWC input, as a view (no copy)."""
     (kh, kw), (sh, sw), (dh, dw) = win.kernel, win.strides, win.dilations
     _, oh, ow, _ = win.output_nhwc
-    _guard(win, (x_padded.shape[0], oh, ow, x_padded.shape[3], kh, kw), x_padded.dtype)  # an im2col copy's size
-    view = sliding_window_view(x_padded, ((kh - 1) * dh + 1, (kw - 1) * dw + 1), axis=(1, 2))
-    return view[:, ::sh, ::sw, :, ::dh, ::dw][:, :oh, :ow]
+    n, c = x_padded.shape[0], x_padded.shape[3]
+    _guard(win, (n, oh, ow, c, kh, kw), x_padded.dtype)  # an im2col copy's size
+    if min(n, oh, ow, c) == 0 or (oh - 1) * sh + (kh - 1) * dh >= x_padded.shape[1] or \
+            (ow - 1) * sw + (kw - 1) * dw >= x_padded.shape[2]:  # (no window to view, or not all of them)
+        view = sliding_window_view(x_padded, ((kh - 1) * dh + 1, (kw - 1) * dw + 1), axis=(1, 2))
+        return view[:, ::sh, ::sw, :, ::dh, ::dw][:, :oh, :ow]
+    s0, s1, s2, s3 = x_padded.strides  # (sliding_window_view's checks cost more than a small op itself)
+    return as_strided(x_padded, (n, oh, ow, c, kh, kw), (s0, s1 * sh, s2 * sw, s3, s1 * dh, s2 * dw), writeable=False)
 
 
 def padded(x, win: Window, value=0):
