@@ -58,7 +58,15 @@ def _key(value):
     if isinstance(value, np.generic):
         return value.shape, value.dtype
     if isinstance(value, AbstractVariable):
-        return AbstractVariable, value.dtype, _declared_shape(value)
+        try:  # (a variable's dtype and declared shape never change: its key is worked out once)
+            return value._signature_key
+        except AttributeError:
+            key = (AbstractVariable, value.dtype, _declared_shape(value))
+            try:
+                value._signature_key = key
+            except AttributeError:  # (a variable class without a __dict__)
+                pass
+            return key
     if isinstance(value, TensorList):
         return TensorList, value.element_shape, value.element_dtype
     return (type(value),)
