@@ -217,6 +217,32 @@ def test_gradient_of_the_gradient_reaches_a_stacked_intermediate(jit_compile):
     np.testing.assert_allclose(np.asarray(got_gg), want_gg, rtol=1e-3, atol=1e-4)
 
 
+def test_a_watched_loop_through_an_op_without_a_gradient_runs_and_its_gradient_says_so():
+    def f(x, w):  # tf.AdjustContrastv2 has no gradient (as in TensorFlow): the forward loop must still run
+        with tt.GradientTape() as tape:
+            tape.watch(w)
+            y = tt.while_loop(lambda v: tt.constant(True), lambda v: tt.image.adjust_contrast(v * w, 2.0), x,
+                              maximum_iterations=2)
+        return y
+
+    x = np.full((2, 2, 1), 0.25, np.float32) + np.eye(2, dtype=np.float32)[:, :, None] * 0.5
+    w = np.ones((2, 2, 1), np.float32)
+    want = x
+    for _ in range(2):
+        want = (want - want.mean()) * 2.0 + want.mean()
+    np.testing.assert_allclose(np.asarray(tt.function(f)(tt.constant(x), tt.constant(w))), want, rtol=1e-6)
+
+    def g(x, w):
+        with tt.GradientTape() as tape:
+            tape.watch(w)
+            y = tt.while_loop(lambda v: tt.constant(True), lambda v: tt.image.adjust_contrast(v * w, 2.0), x,
+                              maximum_iterations=2)
+        return tape.gradient(y, w)
+
+    with pytest.raises(LookupError, match="AdjustContrastv2"):
+        tt.function(g)(tt.constant(x), tt.constant(w))
+
+
 @pytest.mark.parametrize("mode", MODES[:2])
 def test_while_loop_gradient_when_the_shape_changes(mode):
     def f(x):

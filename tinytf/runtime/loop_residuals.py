@@ -55,15 +55,18 @@ def residuals(fn, n: int, externals: list, library: dict, for_xla: bool) -> Resi
     scratch = TracingContext("loop_residuals", specs + [specs[i] for i in carried], library=dict(library),
                              for_xla=for_xla)
     values: dict = {}
-    with context.pushed(scratch):
-        ins = scratch.inputs
-        with GradientTape(watch_accessed_variables=False) as tape:
-            for i in carried + captured:
-                tape.watch(ins[i])
-            results = fb.replay(fn, ins[:len(specs)], values)
-        forward = list(scratch.block.ops)
-        tape.gradient([results[i] for i in carried], [ins[i] for i in carried + captured],
-                      output_gradients=ins[len(specs):])
+    try:
+        with context.pushed(scratch):
+            ins = scratch.inputs
+            with GradientTape(watch_accessed_variables=False) as tape:
+                for i in carried + captured:
+                    tape.watch(ins[i])
+                results = fb.replay(fn, ins[:len(specs)], values)
+            forward = list(scratch.block.ops)
+            tape.gradient([results[i] for i in carried], [ins[i] for i in carried + captured],
+                          output_gradients=ins[len(specs):])
+    except Exception:  # (an op without a gradient, say: the backward steps replay the body, and say so if asked)
+        return None
     varying = {id(ins[i].value) for i in range(n)}  # the loop variables, the counter among them
     for op in forward:
         if has_trait(op, NoConstantFold) or any(id(x) in varying for x in op.operands):
@@ -105,22 +108,21 @@ class Stored:
         """Point the uses of stored values replayed between ops ``start`` (exclusive) and ``end`` at
         their rows, then erase the replayed ops nothing reads any more (``keep``: values still wanted)."""
         replayed = []
-        op = block.first_op if start is None else start.next_op
-        while op is not None and end is not None:
+        op = None if end is None or end is start else block.first_op if start is None else start.next_op
+        while op is not None:
             replayed.append(op)
-            if op is end:
-                break
-            op = op.next_op
+            op = None if op is end else op.next_op
         mine = {id(op) for op in replayed}
         for v, row in self.rows.items():
             t = values.get(v)
             if isinstance(t, SymbolicTensor) and isinstance(t.value, OpResult) and id(t.value.op) in mine:
                 t.value.replace_all_uses_with(row.value)
         wanted = {id(g.value) for g in keep if isinstance(g, SymbolicTensor)}
+        standing_in = {id(p.value) for p in self.placeholders}
         for op in reversed(replayed):
             if not any(r.uses or id(r) in wanted for r in op.results):
                 op.detach()
                 op.erase()
-            elif any(id(x) in {id(p.value) for p in self.placeholders} for x in op.operands):
+            elif any(id(x) in standing_in for x in op.operands):
                 raise InternalError(f"tt.while_loop gradient: {op.name} still reads a loop variable the forward "
                                     "loop did not stack")

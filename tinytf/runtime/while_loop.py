@@ -14,10 +14,10 @@ reads (TensorFlow's accumulated intermediates, loop_residuals.py): the gradient 
 last iteration to the first, pulling the upstream gradient back through one body step that reads
 those rows instead of replaying the body: two passes, O(N) steps. A loop traced without a tape
 watching (or whose body assigns variables) is run once more by its gradient to stack them. A stack
-is a TensorList in a graph (O(1) a push, stacked into one tensor after the loop). Under XLA, whose shapes are static, the stack needs a static
-``maximum_iterations`` (as TensorFlow's XLA bridge does); without one, and for loop variables whose
-shape changes, the state entering iteration k is recomputed from the initial values instead: flat
-memory, O(N^2) body steps.
+is a TensorList (a push is O(1)); under XLA, whose shapes are static, a [maximum_iterations, ...]
+buffer, so it needs a static ``maximum_iterations`` (as TensorFlow's XLA bridge does); without one,
+and for loop variables whose shape changes, the state entering iteration k is recomputed from the
+initial values instead: flat memory, O(N^2) body steps.
 """
 from __future__ import annotations
 
@@ -289,7 +289,7 @@ def _stacking_loop(fn, initial, externals, bound: int | None, for_xla: bool, con
     ext = [fb.local(here, x) for x in externals]
     n = len(initial)
 
-    def recording_step(counter, *values):  # (fn's counter is the loop's: its counter + 1 merges with the loop's)
+    def recording_step(counter, *values):  # (the loop's own counter stands for fn's)
         state, stacks, seen = [counter, *values[:n - 1]], values[n - 1:], {}
         out = fb.replay(fn, [*state, *ext], seen)[1:n]
         rows = [state[i] for i in found.args] + [seen[v] for v in found.values]
