@@ -25,6 +25,7 @@ partitioned program and the per-device memory:
 """
 from __future__ import annotations
 
+import functools
 import warnings
 
 import numpy as np
@@ -240,7 +241,8 @@ class Compilation:
             params = self.conform(list(params))
         else:
             for p in params:  # a multi-device value (a mirrored variable's) for a one-device computation
-                if p.__class__ is not np.ndarray and getattr(getattr(p, "sharding", None), "num_devices", 1) > 1:
+                if p.__class__ is not np.ndarray and not isinstance(getattr(p, "sharding", None), _one_device()) and \
+                        getattr(getattr(p, "sharding", None), "num_devices", 1) > 1:
                     params = self.conform(list(params))
                     break
         if self.x64:
@@ -256,6 +258,14 @@ class Compilation:
 # per matmul (121 vs 27 ms), and no model measured gains from the larger subgraphs (bench/real_models.py).
 CPU_COMPILER_OPTIONS = {"xla_cpu_experimental_ynn_fusion_type":
                         "LIBRARY_FUSION_TYPE_INDIVIDUAL_CONVOLUTION,LIBRARY_FUSION_TYPE_INDIVIDUAL_DOT"}
+
+
+@functools.cache
+def _one_device():
+    """JAX's sharding class of a value on one device (imported on first use: tinytf loads JAX late)."""
+    from jax.sharding import SingleDeviceSharding
+
+    return SingleDeviceSharding
 
 
 def compile_lowered(lowered):

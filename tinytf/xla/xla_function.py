@@ -21,6 +21,7 @@ buffer was donated before (a multi-device one can crash the process).
 """
 from __future__ import annotations
 
+import contextlib
 import re
 import weakref
 
@@ -182,7 +183,7 @@ class XlaFunction:
             if plan is None:
                 plan = comp.variable_plan = _plan(comp, self.resource)
             params = [args[i] for i in comp.param_indices]
-            with comp.enabled():  # (a 64-bit value stays 64-bit on the device)
+            with comp.enabled() if comp.x64 else _NO_CONTEXT:  # (a 64-bit value stays 64-bit on the device)
                 for k, on_device in plan:  # parameters that are Variables
                     var = params[k]
                     if isinstance(var, Variable):
@@ -198,6 +199,9 @@ class XlaFunction:
             for var in reversed(taken):
                 var.lock.release()
         return [np.asarray(o) for o in outs]
+
+
+_NO_CONTEXT = contextlib.nullcontext()
 
 
 def _plan(comp: Compilation, resource: list) -> list[tuple[int, bool]]:
