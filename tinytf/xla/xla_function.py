@@ -129,7 +129,7 @@ class XlaFunction:
     def _run(self, comp: Compilation, params: list):
         """Run ``comp``: (outputs, {resource argument index: new value}), JAX arrays."""
         for p in params:
-            deleted = getattr(p, "is_deleted", None)
+            deleted = getattr(p, "is_deleted", None) if p.__class__ is not np.ndarray else None
             if deleted is not None and deleted():
                 k = next(k for k, q in enumerate(params) if q is p)
                 raise InvalidArgumentError(
