@@ -385,8 +385,8 @@ def control_flow(tour: Tour) -> None:
     loops = tt.function(grad).get_concrete_function(x, n).mlir().count('"tf.While"')
     same = all(np.allclose(results["eager"], r, rtol=1e-4, atol=1e-6) for r in results.values())
     tour.console.print(f"eager == graph == XLA gradients: [{'green' if same else 'red'}]{same}[/]; the traced "
-                       f"function holds {loops} tf.While ops (the loop, storing the state each step "
-                       "starts from, and the backward loop) and their bodies as private functions")
+                       f"function holds {loops} tf.While ops (the loop, pushing what the gradient reads on "
+                       "TensorLists, and the backward loop reading them) and their bodies as private functions")
     if not same:
         raise StepFailed("the loop's gradients differ between eager, graph and XLA")
 
