@@ -35,7 +35,8 @@ from tinytf.ops.operands import (
     static_shape,
     static_value,
 )
-from tinytf.ops.slicing import Slice, StridedSlice
+from tinytf.ops.slicing import Slice
+from tinytf.ops.strided_slice import StridedSlice
 from tinytf.ops.transpose import transpose
 
 

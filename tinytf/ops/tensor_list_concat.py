@@ -20,9 +20,10 @@ from tinytf.framework.op import register
 from tinytf.framework.tensor_spec import TensorSpec
 from tinytf.ops.base import fmt_shape
 from tinytf.ops.operands import check_index, index_operand
-from tinytf.ops.tensor_list import (
+from tinytf.ops.tensor_list import TensorListElementShape
+from tinytf.ops.tensor_list_buffer import ListBuffer, initialized, xla_list
+from tinytf.ops.tensor_list_creation import (
     ListOp,
-    TensorListElementShape,
     build_element_shape,
     element_shape_of,
     operand_dtype,
@@ -30,7 +31,6 @@ from tinytf.ops.tensor_list import (
     rows_fit,
     rows_shape,
 )
-from tinytf.ops.tensor_list_buffer import ListBuffer, initialized, xla_list
 from tinytf.ops.tensor_list_values import (
     ListSpec,
     TensorList,

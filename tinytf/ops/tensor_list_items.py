@@ -24,20 +24,17 @@ from tinytf.framework.op import register
 from tinytf.framework.tensor_spec import TensorSpec
 from tinytf.ops.base import fmt_shape
 from tinytf.ops.operands import check_index, index_operand
-from tinytf.ops.tensor_list import (
+from tinytf.ops.tensor_list import TensorListElementShape, TensorListLength, TensorListResize, item_or_zeros
+from tinytf.ops.tensor_list_buffer import check_static_index, initialized, jnp_module, row, set_row, xla_list
+from tinytf.ops.tensor_list_creation import (
     EmptyTensorList,
     ListOp,
-    TensorListElementShape,
-    TensorListLength,
     TensorListReserve,
-    TensorListResize,
     build_element_shape,
-    item_or_zeros,
     operand_dtype,
     result_dtype,
     scalar_int,
 )
-from tinytf.ops.tensor_list_buffer import check_static_index, initialized, jnp_module, row, set_row, xla_list
 from tinytf.ops.tensor_list_static import get_item_kernel, set_item_kernel
 from tinytf.ops.tensor_list_values import (
     ListSpec,

@@ -19,10 +19,10 @@ from tinytf.framework.op import register
 from tinytf.framework.tensor_spec import TensorSpec
 from tinytf.ops.base import fmt_shape
 from tinytf.ops.operands import check_index, index_operand
-from tinytf.ops.tensor_list import (
+from tinytf.ops.tensor_list import TensorListElementShape, TensorListLength
+from tinytf.ops.tensor_list_buffer import ListBuffer, initialized, jnp_module, xla_list
+from tinytf.ops.tensor_list_creation import (
     ListOp,
-    TensorListElementShape,
-    TensorListLength,
     TensorListReserve,
     build_element_shape,
     element_shape_of,
@@ -32,7 +32,6 @@ from tinytf.ops.tensor_list import (
     rows_shape,
     scalar_int,
 )
-from tinytf.ops.tensor_list_buffer import ListBuffer, initialized, jnp_module, xla_list
 from tinytf.ops.tensor_list_values import (
     ListSpec,
     TensorList,
