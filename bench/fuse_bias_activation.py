@@ -20,6 +20,7 @@ sys.path.insert(0, os.path.join(ROOT, "tests", "conformance"))
 
 import numpy as np  # noqa: E402
 
+from bench.common import Row  # noqa: E402
 from tinytf.passes.fold_batch_norm import folded  # noqa: E402
 from tinytf.passes.fuse_bias_activation import fused  # noqa: E402
 from tinytf.runtime.executor import Program, check_argument  # noqa: E402
@@ -27,7 +28,7 @@ from tinytf.runtime.executor import Program, check_argument  # noqa: E402
 MODELS = ("resnet50", "vgg16", "efficientnet_b0", "mobilenet_v2")
 
 
-def measure(name: str, repeat: int) -> str:
+def measure(name: str, repeat: int) -> Row:
     from keras_fixtures import fixture, module
 
     _, inputs, captures, _ = fixture(name)
@@ -47,17 +48,22 @@ def measure(name: str, repeat: int) -> str:
             start = time.process_time()
             program.run(fn_name, list(args))
             best[key] = min(best[key], time.process_time() - start)
-    return (f"{name}: {count} fused ops; unfused {best['unfused'] * 1e3:.2f} ms, fused {best['fused'] * 1e3:.2f} ms "
-            f"CPU (best of {repeat}), {best['unfused'] / best['fused']:.3f}x; max |difference| {diff:.3g}")
+    print(f"{name}: {count} fused ops; unfused {best['unfused'] * 1e3:.2f} ms, fused {best['fused'] * 1e3:.2f} ms "
+          f"CPU (best of {repeat}), {best['unfused'] / best['fused']:.3f}x; max |difference| {diff:.3g}", flush=True)
+    return Row("fuse_bias_activation", f"{name}, graph, fused ({count} ops) vs unfused", "ms", best["fused"] * 1e3,
+               others={"unfused": best["unfused"] * 1e3}, reference="unfused", target="<= 1.0x unfused",
+               target_ratio=1.0, note=f"CPU time, best of {repeat}; max |fused - unfused| {diff:.3g}")
 
 
-def main(argv=None) -> None:
+def main(argv=None) -> list:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("models", nargs="*", default=list(MODELS))
     parser.add_argument("--repeat", type=int, default=40)
+    parser.add_argument("--quick", action="store_true", help="two models, fewer calls")
     options = parser.parse_args(argv)
-    for name in options.models:
-        print(measure(name, options.repeat), flush=True)
+    if options.quick:
+        options.models, options.repeat = options.models[:2], 10
+    return [measure(name, options.repeat) for name in options.models]
 
 
 if __name__ == "__main__":

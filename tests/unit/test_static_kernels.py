@@ -184,6 +184,28 @@ def test_fused_matmul_for_checked_operands(monkeypatch, ops, transpose_a):
     assert any("compute_for" in k for k in _kernels(program, "main"))
 
 
+FUSED_CONV = """
+func.func @main(%x: tensor<*xf32>, %w: tensor<*xf32>, %b: tensor<*xf32>) -> tensor<*xf32> {
+  %0 = "tf.OP"(%x, %w, %b) <{data_format = "NHWC", dilations = [1, 1, 1, 1], epsilon = 0.0001 : f32, explicit_paddings = [], fused_ops = ["BiasAdd", "Relu"], leakyrelu_alpha = 0.2 : f32, num_args = 1 : i64, padding = "SAME", strides = [1, 2, 2, 1], use_cudnn_on_gpu = true}> : (tensor<*xf32>, tensor<*xf32>, tensor<*xf32>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("op, x_shape, w_shape", [
+    ("_FusedConv2D", (2, 8, 8, 4), (3, 3, 4, 5)),  # small: Conv2D's one-gather kernel
+    ("_FusedConv2D", (1, 40, 40, 32), (3, 3, 32, 8)),  # larger: np_conv with its window worked out once
+    ("_FusedDepthwiseConv2dNative", (2, 9, 9, 6), (3, 3, 6, 1)),
+])
+def test_fused_convolutions_for_checked_operands(monkeypatch, op, x_shape, w_shape):
+    rng = np.random.default_rng(6)
+    x, w = rng.standard_normal(x_shape).astype(np.float32), rng.standard_normal(w_shape).astype(np.float32)
+    b = rng.standard_normal(w_shape[3] * (x_shape[3] if op.endswith("Native") else 1)).astype(np.float32)
+    fast, reference, program = _runs(FUSED_CONV.replace("OP", op), [x, w, b], monkeypatch)
+    _same(fast, reference)
+    assert any("kernel_for" in k for k in _kernels(program, "main"))
+
+
 GATES = """
 func.func @main(%x: tensor<*xf32>, %b: tensor<*xf32>, %i: tensor<*xi32>, %n: tensor<*xi32>, %p: tensor<*xi1>) -> (tensor<*xf32>, tensor<*xf32>, tensor<*xf32>, tensor<*xf32>, tensor<*xi32>, tensor<*xi1>, tensor<*xi1>, tensor<*xi1>, tensor<*xi32>, tensor<*xi32>, tensor<*xi1>) {
   %one = "tf.Const"() <{value = dense<1> : tensor<i32>}> : () -> tensor<i32>

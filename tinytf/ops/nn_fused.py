@@ -28,6 +28,7 @@ from tinytf.framework.tensor_spec import TensorSpec
 from tinytf.ops import verifiers as v
 from tinytf.ops.activation_grads import alpha_scalar
 from tinytf.ops.conv import Conv2D, DepthwiseConv2dNative, _ConvForward
+from tinytf.ops.conv_kernels import np_conv, small_conv_kernel
 from tinytf.ops.math import MatMul
 from tinytf.ops.nn import BiasAdd, Elu, LeakyRelu, Relu, Relu6
 
@@ -117,6 +118,28 @@ class _FusedConv(_Fused, _ConvForward):
     @classmethod
     def compute(cls, xp, input, filter, bias, **attrs):
         return cls.finish(_ConvForward.compute.__func__(cls, xp, input, filter, **attrs), bias, attrs)
+
+    @classmethod
+    def kernel_for(cls, operands, constants, **attrs):
+        """(static plans) compute for these operand types, its window worked out once (a small NHWC
+        convolution as Conv2D's one-gather kernel), bit for bit: else a fused op ran slower than the
+        unfused chain, whose Conv2D has these kernels."""
+        (shape, dtype), (filter_shape, _), _ = operands
+        win, data_format, finish = cls.window(shape, filter_shape, attrs), attrs["data_format"], cls.finish
+        small = small_conv_kernel(win, dtype) if data_format == "NHWC" and not cls.DEPTHWISE else None
+        if small is not None:
+            conv, nbytes = small
+        else:
+            def conv(x, w):
+                return np_conv(x, w, win, data_format, cls.DEPTHWISE)
+
+            (kh, kw, *_), (n, oh, ow, o) = win.filter_shape, win.output_nhwc
+            nbytes = max(n * oh * ow * max(o, kh * kw * win.input_nhwc[3]), 1) * dtype.itemsize
+
+        def run(x, w, bias):
+            return finish(conv(x, w), bias, attrs)
+
+        return run, nbytes
 
     @classmethod
     def lower(cls, input, filter, bias, **attrs):
