@@ -114,8 +114,7 @@ def binomial_samples(dims, batch, key_words, counter_words, counts, probs, out_d
         for index in range(total):
             b, s = divmod(index, per_batch)
             out[s * num_batches + b] = _binomial_sample(counts[b], probs[b], key_words, counter_words, index)
-    out = out.reshape(dims)
-    return out.astype(np.float32).astype(out_dtype) if out_dtype == np.float16 else out.astype(out_dtype)
+    return philox.from_double(out.reshape(dims), out_dtype)
 
 
 @register

@@ -105,11 +105,6 @@ def gamma_samples(dims, key_words, counter_words, alpha):
     return out.reshape(dims)
 
 
-def _round_to(values, dtype):
-    # static_cast<Eigen::half>(double) goes through float
-    return values.astype(np.float32).astype(dtype) if dtype == np.float16 else values.astype(dtype)
-
-
 @register
 class StatelessRandomGammaV3(Op):
     """Gamma(alpha, 1) samples of ``shape`` (which ends with alpha's shape) from a Philox key and counter."""
@@ -148,7 +143,7 @@ class StatelessRandomGammaV3(Op):
 
         def host(key, counter, a):
             k, c = philox.key_counter_words(np, np.asarray(key), np.asarray(counter))
-            return _round_to(gamma_samples(dims, k, c, np.asarray(a)), np.dtype(alpha.dtype))
+            return philox.from_double(gamma_samples(dims, k, c, np.asarray(a)), np.dtype(alpha.dtype))
 
         if is_numpy(xp):
             return host(key, counter, alpha)
@@ -210,7 +205,7 @@ class RandomGamma(_Stateful):
             ctx.set_output(0, np.zeros(dims, alpha.dtype))
             return
         key, counter = _stream(ctx, cls, attrs).reserve(cls.reserve(n))
-        ctx.set_output(0, _round_to(gamma_samples(dims, key, counter, alpha), alpha.dtype))
+        ctx.set_output(0, philox.from_double(gamma_samples(dims, key, counter, alpha), alpha.dtype))
 
     @classmethod
     def lower(cls, shape, alpha, *, seed, seed2, T=None, S=None):
@@ -221,7 +216,7 @@ class RandomGamma(_Stateful):
         key, counter = _callback_words(PhiloxStream(seed, seed2), cls.reserve(n))
 
         def host(k, c, a):
-            return _round_to(gamma_samples(dims, k, c, np.asarray(a)), np.dtype(alpha.dtype))
+            return philox.from_double(gamma_samples(dims, k, c, np.asarray(a)), np.dtype(alpha.dtype))
 
         return jax.pure_callback(host, jax.ShapeDtypeStruct(dims, alpha.dtype), jax.numpy.stack(key),
                                  jax.numpy.stack(counter), alpha, vmap_method="sequential")

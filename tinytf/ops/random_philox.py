@@ -161,6 +161,12 @@ def uniform_bits(xp, w, dtype):
     return one - xp.ones((), dtype)
 
 
+def from_double(values, dtype):
+    """Samples computed in double as ``dtype``, as TensorFlow's host samplers cast them: a half through float
+    (static_cast<Eigen::half>(double) goes through float)."""
+    return values.astype(np.float32).astype(dtype) if dtype == np.float16 else values.astype(dtype)
+
+
 def uniform_double(xp, x0, x1):
     """TensorFlow's Uint64ToDouble: 20 mantissa bits from ``x0``, 32 from ``x1``."""
     high = (x0 & np.uint32(0xFFFFF)) | np.uint32(0x3FF00000)

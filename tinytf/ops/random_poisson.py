@@ -84,8 +84,7 @@ def poisson_samples(dims, key_words, counter_words, rates, out_dtype):
         for index in range(total):
             r, s = divmod(index, per_rate)
             out[s * num_rates + r] = _poisson_sample(float(rates[r]), key_words, counter_words, index, highest)
-    out = out.reshape(dims)
-    return out.astype(np.float32).astype(out_dtype) if out_dtype == np.float16 else out.astype(out_dtype)
+    return philox.from_double(out.reshape(dims), out_dtype)
 
 
 @register
