@@ -4,7 +4,6 @@ restore and the load statuses), optimizer slots, CheckpointManager and its state
 TensorFlow's checkpoint fixture, and crash safety (processes killed at every step and at random
 moments of CheckpointManager.save, disk full, permission denied)."""
 import errno
-import importlib.util
 import json
 import os
 import pathlib
@@ -16,6 +15,7 @@ import sys
 import tempfile
 import time
 
+import conformance_modules
 import ml_dtypes
 import numpy as np
 import pytest
@@ -37,11 +37,7 @@ TF_FIXTURE = ROOT / "tests" / "fixtures" / "checkpoints" / "tf2_21_modules_adam"
 
 
 def _models():
-    spec = importlib.util.spec_from_file_location("checkpoint_models", ROOT / "tests" / "conformance" /
-                                                  "checkpoint_models.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return conformance_modules.load("checkpoint_models")
 
 
 cm = _models()

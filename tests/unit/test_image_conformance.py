@@ -3,18 +3,16 @@ tests/conformance/export_image_fixtures.py): every case eagerly, in a graph (tt.
 (tt.function(jit_compile=True)), and the gradients of the differentiable ones against TensorFlow's."""
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
+import conformance_modules
 import numpy as np
 import pytest
 
 import tinytf as tt
 
 ROOT = Path(__file__).resolve().parents[1]
-_spec = importlib.util.spec_from_file_location("image_cases", ROOT / "conformance" / "image_cases.py")
-cases = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(cases)
+cases = conformance_modules.load("image_cases")
 RECORDED = np.load(ROOT / "fixtures" / "image" / "tf_image.npz")
 
 # Float results: TensorFlow's kernels sum in another order (and XLA fuses): a few float32 ulps of values in [0, 1].

@@ -3,9 +3,9 @@ TensorFlow's checker in eager and graph mode, crop_and_resize's box gradients ag
 weight matrices against their definitions, and the refusals of bad input."""
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
+import conformance_modules
 import numpy as np
 import pytest
 
@@ -16,9 +16,7 @@ from tinytf.ops.image_nms import greedy_select, iou_matrix
 from tinytf.ops.image_resize_kernels import area_weights, bilinear_weights, scale_and_translate_weights
 
 ROOT = Path(__file__).resolve().parents[1]
-_spec = importlib.util.spec_from_file_location("image_cases", ROOT / "conformance" / "image_cases.py")
-cases = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(cases)
+cases = conformance_modules.load("image_cases")
 RECORDED = np.load(ROOT / "fixtures" / "image" / "tf_image.npz")
 RNG = np.random.default_rng(5)
 IMAGE = RNG.uniform(0, 1, (2, 5, 6, 2))

@@ -3,9 +3,9 @@
 in eager, graph and XLA; TensorFlow's errors (logm: complex only, no gradient)."""
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
+import conformance_modules
 import numpy as np
 import pytest
 import scipy.linalg
@@ -15,9 +15,7 @@ from tinytf.errors import InvalidArgumentError
 
 TESTS = Path(__file__).resolve().parents[1]
 TF = np.load(TESTS / "fixtures" / "linalg" / "tf_linalg.npz")
-_spec = importlib.util.spec_from_file_location("export_signal_fixtures", TESTS / "conformance" / "export_signal_fixtures.py")
-CASES = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(CASES)
+CASES = conformance_modules.load("export_signal_fixtures")
 V = CASES.linalg_inputs()
 la = tt.linalg
 

@@ -4,9 +4,9 @@ TensorFlow 2.21's (tests/fixtures/linalg/tf_linalg.npz, recorded by tests/confor
 and numpy / scipy, in eager, graph and XLA; gradients against TensorFlow's and through its checker."""
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
+import conformance_modules
 import numpy as np
 import pytest
 import scipy.linalg
@@ -17,9 +17,7 @@ from tinytf.gradcheck import compare_numerical_and_autodiff_gradients
 
 TESTS = Path(__file__).resolve().parents[1]
 TF = np.load(TESTS / "fixtures" / "linalg" / "tf_linalg.npz")
-_spec = importlib.util.spec_from_file_location("export_signal_fixtures", TESTS / "conformance" / "export_signal_fixtures.py")
-CASES = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(CASES)
+CASES = conformance_modules.load("export_signal_fixtures")
 V = CASES.linalg_inputs()
 la = tt.linalg
 TOL = 1e-12   # float64 throughout: TensorFlow's and tinytf's LAPACK / Padé results agree to round-off

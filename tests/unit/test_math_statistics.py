@@ -5,9 +5,9 @@ tf.DenseBincount, confusion_matrix), polyval and accumulate_n: values against Te
 scipy, in eager, graph and XLA; gradients against TensorFlow's and through its checker; TF's errors."""
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
+import conformance_modules
 import numpy as np
 import pytest
 import scipy.special
@@ -18,9 +18,7 @@ from tinytf.gradcheck import compare_numerical_and_autodiff_gradients
 
 TESTS = Path(__file__).resolve().parents[1]
 TF = np.load(TESTS / "fixtures" / "math" / "tf_math.npz")
-_spec = importlib.util.spec_from_file_location("export_signal_fixtures", TESTS / "conformance" / "export_signal_fixtures.py")
-CASES = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(CASES)
+CASES = conformance_modules.load("export_signal_fixtures")
 V = CASES.math_inputs()
 m = tt.math
 

@@ -3,9 +3,9 @@ TensorFlow 2.21's (tests/fixtures/quantization/tf_values.npz, recorded by
 tests/conformance/export_quantization_fixtures.py) in eager, graph and XLA modes; bad input is a clear error."""
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
+import conformance_modules
 import numpy as np
 import pytest
 
@@ -13,12 +13,8 @@ import tinytf as tt
 from tinytf import mlir
 from tinytf.errors import InvalidArgumentError
 
-CONFORMANCE = Path(__file__).resolve().parents[1] / "conformance"
 TF = np.load(Path(__file__).resolve().parents[1] / "fixtures" / "quantization" / "tf_values.npz")
-_spec = importlib.util.spec_from_file_location("export_quantization_fixtures",
-                                               CONFORMANCE / "export_quantization_fixtures.py")
-CASES = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(CASES)
+CASES = conformance_modules.load("export_quantization_fixtures")
 raw = tt.raw_ops
 MODES = ["eager", "graph", "xla"]
 

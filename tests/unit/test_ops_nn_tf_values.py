@@ -3,9 +3,9 @@ tests/conformance/export_nn_fixtures.py from the cases in tests/conformance/nn_c
 graph mode and under XLA, on the very inputs TensorFlow saw."""
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
+import conformance_modules
 import numpy as np
 import pytest
 
@@ -16,10 +16,7 @@ FIXTURE = np.load(ROOT / "fixtures" / "nn" / "tf_nn.npz")
 
 
 def _cases():
-    spec = importlib.util.spec_from_file_location("nn_cases", ROOT / "conformance" / "nn_cases.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return conformance_modules.load("nn_cases")
 
 
 _MODULE = _cases()

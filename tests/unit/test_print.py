@@ -3,12 +3,12 @@ tests/conformance/print_cases.py (tests/fixtures/print/tf_print.json), eagerly, 
 under XLA; values printed when a function runs, not when it is traced; the output streams; the errors."""
 from __future__ import annotations
 
-import importlib.util
 import json
 import logging
 import sys
 from pathlib import Path
 
+import conformance_modules
 import numpy as np
 import pytest
 
@@ -18,9 +18,7 @@ from tinytf.errors import InvalidArgumentError
 
 TESTS = Path(__file__).resolve().parents[1]
 TF = json.loads((TESTS / "fixtures" / "print" / "tf_print.json").read_text())
-_spec = importlib.util.spec_from_file_location("print_cases", TESTS / "conformance" / "print_cases.py")
-CASES = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(CASES)
+CASES = conformance_modules.load("print_cases")
 
 
 def to_tinytf(value):

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
-import importlib.util
 import json
 import math
 import platform
 from pathlib import Path
 
+import conformance_modules
 import numpy as np
 import pytest
 
@@ -27,10 +27,7 @@ FIXTURE = ROOT / "fixtures" / "random" / "tf_random.npz"
 
 
 def _cases():
-    spec = importlib.util.spec_from_file_location("random_cases", ROOT / "conformance" / "random_cases.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.CASES
+    return conformance_modules.load("random_cases").CASES
 
 
 CASES = _cases()

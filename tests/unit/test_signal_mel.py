@@ -3,9 +3,9 @@
 scipy's, in eager, graph and XLA modes; gradients through TensorFlow's checker; TensorFlow's errors."""
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
+import conformance_modules
 import numpy as np
 import pytest
 import scipy.fft
@@ -15,11 +15,8 @@ import tinytf as tt
 from tinytf.errors import InvalidArgumentError
 from tinytf.gradcheck import compare_numerical_and_autodiff_gradients
 
-CONFORMANCE = Path(__file__).resolve().parents[1] / "conformance"
 TF = np.load(Path(__file__).resolve().parents[1] / "fixtures" / "signal" / "tf_signal.npz")
-_spec = importlib.util.spec_from_file_location("export_signal_fixtures", CONFORMANCE / "export_signal_fixtures.py")
-CASES = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(CASES)
+CASES = conformance_modules.load("export_signal_fixtures")
 s = tt.signal
 
 
