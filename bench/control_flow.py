@@ -12,7 +12,8 @@ written in place), so the gradient is two passes, forward and backward, and a ba
 the gradient's ops. Rows: per-step time, one process, ratios to
 TensorFlow's tf.function (graph) and to jax.jit (XLA): JAX's inputs already on the device and only a
 wait for the gradient, and again with the input from the host and both results copied back, as the
-tinytf and TensorFlow calls do.
+tinytf and TensorFlow calls do. (tinytf's ``tt.constant`` inputs keep their device copy from their
+second XLA call on, as TensorFlow's eager tensors live on their device.)
 """
 from __future__ import annotations
 

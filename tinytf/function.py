@@ -86,6 +86,10 @@ class ConcreteFunction:
         names = [op.sym_name.data for op in module.ops if isinstance(op, func.FuncOp)]
         self._program = Program(module, trusted=names if fixed else ())
         self._single_output = not isinstance(output_structure, list | tuple | dict) and output_structure is not None
+        self._xla = None  # the XlaFunction that runs it when jit_compile (found on the first call)
+        flat = isinstance(output_structure, list | tuple) and not hasattr(output_structure, "_fields") and all(
+            o is not None and not isinstance(o, list | tuple | dict) for o in output_structure)
+        self._flat_outputs = type(output_structure) if flat else None
 
     @property
     def function(self):
@@ -129,12 +133,17 @@ class ConcreteFunction:
             self._run_xla(arrays)
         if self._single_output:
             return wrap(outs[0])
+        if self._flat_outputs is not None:  # a list or tuple of tensors: no structure to walk
+            return self._flat_outputs([wrap(np.asarray(o)) for o in outs])
         return pack_as(self.structured_outputs, [wrap(np.asarray(o)) for o in outs], skip_none=True)
 
     def _run_xla(self, arrays):
-        import tinytf.xla as xla
+        run = self._xla
+        if run is None:
+            import tinytf.xla as xla
 
-        return xla.run_module(self.module, self.name, arrays + self.captured_variables)
+            run = self._xla = xla.function_for(self.module, self.name)
+        return run(*arrays, *self.captured_variables)
 
 
 def _declared_static(variable) -> bool:

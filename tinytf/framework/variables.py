@@ -220,6 +220,15 @@ class Variable(AbstractVariable):
             self._device = put(value)
         return self._device
 
+    def device_snapshot(self, put):
+        """``device_value`` for an XLA call that only reads the variable (never donates it): the lock
+        is taken only for the moment of the read, waiting for a writer as ``read`` does."""
+        lock = self._lock
+        with lock.cond:  # while we hold the mutex no writer can take the lock
+            while lock.writer is not None and lock.writer != threading.get_ident():
+                lock.cond.wait()
+            return self.device_value(put)
+
     def set_device_value(self, value) -> None:
         """(lock held exclusively) Device array ``value`` (an XLA resource update, of the variable's
         dtype and shape) becomes the value; host readers get it copied to numpy on their first read."""

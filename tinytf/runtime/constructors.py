@@ -20,8 +20,9 @@ def constant(value, dtype=None, shape=None, name=None):
 
     if shape is not None:
         check_allocation("tf.Const", shape, dtype or dtypes.result_type_of_python(value))
-    if isinstance(value, np.ndarray):
-        value = value.copy()  # a tensor is immutable: later writes to the caller's array must not show
+    if isinstance(value, np.ndarray | np.generic):
+        value = np.array(value)  # a tensor is immutable: later writes to the caller's array must not show
+        value.flags.writeable = False  # nor writes to numpy() (and an XLA call may keep a device copy)
     return _constant(value, dtype=dtype, shape=shape, name=name)
 
 

@@ -91,7 +91,7 @@ class Compilation:
         self.param_indices = [a.index for a in self.params]
         self.single = self.n_outputs == 1 and not return_tuple
         self._result = None
-        self.variable_plan = None  # XlaFunction's: which parameters pass a Variable's device value
+        self.call_plan = None  # XlaFunction's: what each call does with the Variables and constants
 
     def enabled(self):
         """A context with 64-bit types on when this computation needs them (the user's setting stays)."""

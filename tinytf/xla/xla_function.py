@@ -11,7 +11,11 @@
 A resource argument takes a ``tt.Variable`` (or an array: its value); every other argument an
 array. Arguments that alias outputs (``tf.aliasing_output``) and written resources are donated:
 a JAX array passed there is consumed by the call, and passing it again raises
-InvalidArgumentError. (numpy arguments are copied to the device first, so they stay valid.)
+InvalidArgumentError. (numpy arguments are copied to the device first, so they stay valid.) A
+read-only numpy array that owns its buffer (a ``tt.constant``'s) is copied once more, the second
+time it comes, and that device copy is kept while the array lives, as TensorFlow keeps an eager
+tensor on its device: a one-device computation's argument that is neither donated nor a resource
+then passes it.
 
 ``in_shardings`` (which win over the IR's), the IR's own shardings and arguments that come placed
 over several devices (a JAX array with a multi-device sharding, a DVariable with its layout: used
@@ -22,6 +26,7 @@ buffer was donated before (a multi-device one can crash the process).
 from __future__ import annotations
 
 import contextlib
+import functools
 import re
 import weakref
 
@@ -127,18 +132,13 @@ class XlaFunction:
         return comp
 
     def _run(self, comp: Compilation, params: list):
-        """Run ``comp``: (outputs, {resource argument index: new value}), JAX arrays."""
-        for p in params:
-            deleted = getattr(p, "is_deleted", None) if p.__class__ is not np.ndarray else None
-            if deleted is not None and deleted():
-                k = next(k for k, q in enumerate(params) if q is p)
-                raise InvalidArgumentError(
-                    f"@{self.name} argument {comp.param_indices[k]}: the buffer was donated to an earlier XLA "
-                    "call (an output reused it) and cannot be used again")
+        """Run ``comp``: (outputs, {resource argument index: new value}), JAX arrays. (A computation over
+        several devices checks first that no buffer was donated before; on one device XLA refuses it.)"""
         try:
             outs = comp(*params)
         except (ValueError, RuntimeError) as err:
             if "deleted or donated" in str(err) or "has been deleted" in str(err):
+                comp.check_live(params)  # names the argument
                 raise InvalidArgumentError(f"@{self.name}: an argument's buffer was donated to an earlier XLA "
                                            "call and cannot be used again") from None
             raise
@@ -161,36 +161,43 @@ class XlaFunction:
         The variables stay on the device: each passes its device-resident value (donated where the
         function writes it) and takes the updated device array as its value, so nothing is copied
         back to the host until something reads the variable there (``Variable.read`` copies it
-        then). The variables are locked exclusively, in creation order, for the whole call, so
-        host readers wait for the new value and never see a donated buffer."""
-        variables = None
-        for a in args:
-            if isinstance(a, Variable):
-                if variables is None:
-                    variables = {}
-                variables[a.uid] = a
-        if variables is None:
-            outs, _ = self.call_raw(*args)
-            return [np.asarray(o) for o in outs]
-        ordered = [variables[k] for k in sorted(variables)] if len(variables) > 1 else list(variables.values())
+        then). When the function writes or donates a variable, the variables are locked exclusively,
+        in creation order, for the whole call, so host readers wait for the new value and never see
+        a donated buffer; a function that only reads them takes each value as a reader does. A
+        read-only numpy argument (a ``tt.constant``'s) passed again passes its kept device copy."""
+        comp = self._lookup(args)
+        plan = comp.call_plan or _call_plan(comp, self.resource)
+        params = [args[i] for i in comp.param_indices]
+        if plan.exclusive:
+            variables = {a.uid: a for a in args if isinstance(a, Variable)}
+            if variables:
+                return self._call_locked(comp, plan, args, params, [variables[k] for k in sorted(variables)])
+        with comp.enabled() if comp.x64 else _NO_CONTEXT:  # (a 64-bit value stays 64-bit on the device)
+            for k, _, put in plan.variables:
+                var = params[k]
+                if isinstance(var, Variable):
+                    params[k] = var.device_snapshot(put)
+            for k in plan.kept:
+                params[k] = _kept_copy(params[k])
+            outs, _ = self._run(comp, params)
+        return [np.asarray(o) for o in outs]
+
+    def _call_locked(self, comp: Compilation, plan, args, params: list, ordered: list) -> list[np.ndarray]:
+        """A call that writes or donates variables: all of them locked exclusively meanwhile."""
         taken = []
         try:
             for var in ordered:  # ascending uid: the global order of the kernel API (no deadlock)
                 var.lock.acquire(True)
                 taken.append(var)
-            comp = self._lookup(args)
-            plan = comp.variable_plan
-            if plan is None:
-                plan = comp.variable_plan = _plan(comp, self.resource)
-            params = [args[i] for i in comp.param_indices]
-            with comp.enabled() if comp.x64 else _NO_CONTEXT:  # (a 64-bit value stays 64-bit on the device)
-                for k, on_device in plan:  # parameters that are Variables
+            with comp.enabled() if comp.x64 else _NO_CONTEXT:
+                for k, on_device, put in plan.variables:
                     var = params[k]
                     if isinstance(var, Variable):
                         # a donated argument the function does not write gives up a copy, not the variable's value
-                        put = _device_put if comp.plan is None else _placer(comp.plan.in_shardings[k])
                         params[k] = var.device_value(put) if on_device else var.read()
-            outs, updates = self._run(comp, params)
+                for k in plan.kept:
+                    params[k] = _kept_copy(params[k])
+                outs, updates = self._run(comp, params)
             for index, value in updates.items():
                 var = args[index]
                 if isinstance(var, Variable):
@@ -204,11 +211,59 @@ class XlaFunction:
 _NO_CONTEXT = contextlib.nullcontext()
 
 
-def _plan(comp: Compilation, resource: list) -> list[tuple[int, bool]]:
-    """(parameter position, whether a Variable there passes its device-resident value) per parameter."""
+class _CallPlan:
+    """Per compilation, what ``XlaFunction.__call__`` does with each parameter: ``variables`` lists
+    (position, whether a Variable there passes its device-resident value, how to put it there) for
+    the resource parameters, ``kept`` the positions that may pass a kept device copy (neither donated
+    nor a resource, on one device), ``exclusive`` whether the call writes or donates a resource."""
+
+    __slots__ = ("variables", "kept", "exclusive")
+
+    def __init__(self, variables: list, kept: tuple, exclusive: bool):
+        self.variables, self.kept, self.exclusive = variables, kept, exclusive
+
+
+def _call_plan(comp: Compilation, resource: list) -> _CallPlan:
     donated, updated = set(comp.donated), set(comp.update_indices)
-    return [(k, i < len(resource) and resource[i] and (i not in donated or i in updated))
-            for k, i in enumerate(comp.param_indices)]
+    variables, kept = [], []
+    for k, i in enumerate(comp.param_indices):
+        if i < len(resource) and resource[i]:
+            put = _device_put if comp.plan is None else _placer(comp.plan.in_shardings[k])
+            variables.append((k, i not in donated or i in updated, put))
+        elif i not in donated and comp.plan is None:
+            kept.append(k)
+    exclusive = any(comp.param_indices[k] in donated or comp.param_indices[k] in updated for k, _, _ in variables)
+    comp.call_plan = _CallPlan(variables, tuple(kept), exclusive)
+    return comp.call_plan
+
+
+# id(read-only numpy array) -> [weak reference to it, its device copy or None until it comes again]
+_KEPT: dict[int, list] = {}
+
+
+def _kept_copy(value):
+    """A numpy argument that can never change (read-only and owning its buffer, as a ``tt.constant``'s)
+    as a device array: put on the device the second time it is passed and kept while it lives, as
+    TensorFlow keeps an eager tensor on its device. Anything else as it is (the call copies it)."""
+    if value.__class__ is not np.ndarray or value.flags.writeable or value.base is not None:
+        return value
+    key = id(value)
+    entry = _KEPT.get(key)
+    if entry is None or entry[0]() is not value:  # first seen: a tensor passed once is not copied twice
+        _KEPT[key] = [weakref.ref(value, functools.partial(_forget, key)), None]
+        return value
+    if entry[1] is None:
+        import jax
+
+        entry[1] = jax.device_put(value, may_alias=False)  # (an alias would keep the array alive for ever)
+    return entry[1]
+
+
+def _forget(key: int, ref) -> None:
+    """A kept array died: drop its entry (unless a newer array of the same id took it)."""
+    entry = _KEPT.get(key)
+    if entry is not None and entry[0] is ref:
+        del _KEPT[key]
 
 
 def _device_put(array):
