@@ -39,7 +39,7 @@ from tinytf.framework.variables import Variable
 from tinytf.runtime import executor
 from tinytf.runtime.eager import EagerContext
 from tinytf.runtime.executor import Program
-from tinytf.runtime.tensor import Tensor, wrap
+from tinytf.runtime.tensor import DeviceTensor, Tensor, wrap
 from tinytf.runtime.tracing import SymbolicTensor, TracingContext
 
 _trace_ids = itertools.count(1)
@@ -119,31 +119,37 @@ class ConcreteFunction:
 
     def call_flat(self, tensors) -> list:
         """Run on the flat tensor arguments; a flat list of output Tensors."""
-        arrays = self._arrays(tensors)
-        outs = self._run_xla(arrays) if self.jit_compile else \
-            self._program.run(self.name, arrays + self.captured_variables)
-        return [wrap(np.asarray(o)) for o in outs]
+        return self._outputs(self._arrays(tensors))
 
     def __call__(self, *tensors):
         return pack_as(self.structured_outputs, self.call_flat(flatten(list(tensors))), skip_none=True)
 
     def call_checked(self, arrays):
         """Run on arrays already known to match the input specs; outputs in their structure."""
-        outs = self._program.run(self.name, arrays + self.captured_variables) if not self.jit_compile else \
-            self._run_xla(arrays)
+        if self.jit_compile:
+            tensors = self._outputs(arrays)
+        else:
+            outs = self._program.run(self.name, arrays + self.captured_variables)
+            if self._single_output:
+                return wrap(outs[0])
+            tensors = [wrap(np.asarray(o)) for o in outs]
         if self._single_output:
-            return wrap(outs[0])
+            return tensors[0]
         if self._flat_outputs is not None:  # a list or tuple of tensors: no structure to walk
-            return self._flat_outputs([wrap(np.asarray(o)) for o in outs])
-        return pack_as(self.structured_outputs, [wrap(np.asarray(o)) for o in outs], skip_none=True)
+            return self._flat_outputs(tensors)
+        return pack_as(self.structured_outputs, tensors, skip_none=True)
 
-    def _run_xla(self, arrays):
+    def _outputs(self, arrays) -> list:
+        """The flat output Tensors of a run on ``arrays``: under XLA they stay on the device until used
+        on the host (the call returns while XLA runs, as TensorFlow's and JAX's calls do)."""
+        if not self.jit_compile:
+            return [wrap(np.asarray(o)) for o in self._program.run(self.name, arrays + self.captured_variables)]
         run = self._xla
         if run is None:
             import tinytf.xla as xla
 
             run = self._xla = xla.function_for(self.module, self.name)
-        return run(*arrays, *self.captured_variables)
+        return [DeviceTensor(o) for o in run.call_device(*arrays, *self.captured_variables)]
 
 
 def _declared_static(variable) -> bool:

@@ -224,7 +224,10 @@ class Variable(AbstractVariable):
         """``device_value`` for an XLA call that only reads the variable (never donates it): the lock
         is taken only for the moment of the read, waiting for a writer as ``read`` does."""
         lock = self._lock
-        with lock.cond:  # while we hold the mutex no writer can take the lock
+        with lock.mutex:  # while we hold the mutex no writer can take the lock
+            if lock.writer is None:
+                return self.device_value(put)
+        with lock.cond:
             while lock.writer is not None and lock.writer != threading.get_ident():
                 lock.cond.wait()
             return self.device_value(put)

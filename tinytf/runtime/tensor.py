@@ -169,6 +169,32 @@ class Tensor(TensorOps):
         return f"tt.Tensor({sep}{np.asarray(self._value)}, shape={self._value.shape}, dtype={self.dtype.name})"
 
 
+class DeviceTensor(Tensor):
+    """An XLA call's output: the device array, copied to numpy on its first use on the host (as
+    TensorFlow's EagerTensor keeps its buffer on its device). Until then the call may still be
+    running: the copy waits for it. An XLA call passed it again takes the device array."""
+
+    __slots__ = ("device_array", "_host")
+
+    def __init__(self, device_array):
+        self.device_array, self._host = device_array, None
+
+    @property
+    def _value(self) -> np.ndarray:
+        host = self._host
+        if host is None:
+            host = self._host = np.asarray(self.device_array)
+        return host
+
+    @property
+    def shape(self) -> TensorShape:
+        return _new_shape(TensorShape, self.device_array.shape)
+
+    @property
+    def dtype(self):
+        return dtypes.as_dtype(self.device_array.dtype)
+
+
 def wrap(value) -> Tensor:
     """A Tensor around a kernel's array, without copying or checking (the eager fast path)."""
     t = Tensor.__new__(Tensor)

@@ -240,11 +240,13 @@ class Compilation:
             self.check_live(params)
             params = self.conform(list(params))
         else:
+            one_device = _one_device()
             for p in params:  # a multi-device value (a mirrored variable's) for a one-device computation
-                if p.__class__ is not np.ndarray and not isinstance(getattr(p, "sharding", None), _one_device()) and \
-                        getattr(getattr(p, "sharding", None), "num_devices", 1) > 1:
-                    params = self.conform(list(params))
-                    break
+                if p.__class__ is not np.ndarray:
+                    sharding = getattr(p, "sharding", None)
+                    if sharding.__class__ is not one_device and getattr(sharding, "num_devices", 1) > 1:
+                        params = self.conform(list(params))
+                        break
         if self.x64:
             with self.enabled():
                 out = self.compiled(*params)

@@ -120,7 +120,7 @@ class XlaFunction:
     def _lookup(self, args) -> Compilation:
         """The compilation for ``args`` (arrays or Variables), through the per-signature fast cache."""
         try:  # the hot path: shapes and dtypes seen before, no constant arguments
-            key = tuple([(a.shape, a.dtype) if a.__class__ is np.ndarray else
+            key = tuple([(a.shape, a.dtype) if a.__class__ is np.ndarray or a.__class__ is Variable else
                          (a.shape, a.dtype, getattr(a, "sharding", None)) for a in args])
             comp = self._fast.get(key)
         except (AttributeError, TypeError):
@@ -156,7 +156,13 @@ class XlaFunction:
         return self._run(comp, params)
 
     def __call__(self, *args) -> list[np.ndarray]:
-        """numpy outputs; Variables passed for resource arguments receive their new values.
+        """numpy outputs; Variables passed for resource arguments receive their new values (see
+        ``call_device``)."""
+        return [np.asarray(o) for o in self.call_device(*args)]
+
+    def call_device(self, *args) -> list:
+        """The outputs as device arrays (the call may still be running); Variables passed for resource
+        arguments receive their new values.
 
         The variables stay on the device: each passes its device-resident value (donated where the
         function writes it) and takes the updated device array as its value, so nothing is copied
@@ -180,9 +186,9 @@ class XlaFunction:
             for k in plan.kept:
                 params[k] = _kept_copy(params[k])
             outs, _ = self._run(comp, params)
-        return [np.asarray(o) for o in outs]
+        return outs
 
-    def _call_locked(self, comp: Compilation, plan, args, params: list, ordered: list) -> list[np.ndarray]:
+    def _call_locked(self, comp: Compilation, plan, args, params: list, ordered: list) -> list:
         """A call that writes or donates variables: all of them locked exclusively meanwhile."""
         taken = []
         try:
@@ -205,7 +211,7 @@ class XlaFunction:
         finally:
             for var in reversed(taken):
                 var.lock.release()
-        return [np.asarray(o) for o in outs]
+        return outs
 
 
 _NO_CONTEXT = contextlib.nullcontext()

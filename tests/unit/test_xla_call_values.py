@@ -1,8 +1,8 @@
-"""What an XLA call does with arguments it sees again: a ``tt.constant`` holds a read-only copy of its
-value, so ``tt.function(jit_compile=True)`` keeps that tensor's device copy from its second call on
-(as TensorFlow keeps an eager tensor on its device); writable arrays and donated arguments are copied
-in on every call. A function that only reads a variable takes its value as a reader does, without
-locking it for the whole call."""
+"""What an XLA call does with the values it takes and gives. A ``tt.constant`` holds a read-only copy
+of its value, so ``tt.function(jit_compile=True)`` keeps that tensor's device copy from its second
+call on (as TensorFlow keeps an eager tensor on its device); writable arrays and donated arguments are
+copied in on every call. A function that only reads a variable takes its value as a reader does,
+without locking it for the whole call. Outputs stay on the device until used on the host."""
 from __future__ import annotations
 
 import gc
@@ -120,3 +120,18 @@ def test_readers_see_whole_values_while_another_thread_assigns():
         seen.add(float(total()))
     thread.join()
     assert seen <= {0.0, float(n)} and len(seen) == 2  # both values, never a mixture
+
+
+def test_outputs_stay_on_the_device_until_used_on_the_host():
+    f = tt.function(lambda x: (x * 2, tt.reduce_sum(x)), jit_compile=True)
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    doubled, total = f(tt.constant(x))
+    assert isinstance(doubled, tt.Tensor) and type(doubled.device_array).__module__.startswith("jax")
+    assert doubled.shape == (2, 3) and doubled.dtype == tt.float32 and doubled._host is None  # no copy yet
+    np.testing.assert_array_equal(doubled.numpy(), x * 2)
+    assert float(total) == 15
+    np.testing.assert_array_equal((doubled + 1).numpy(), x * 2 + 1)  # eager ops take it
+    g = tt.function(lambda y: y - 1)
+    np.testing.assert_array_equal(g(doubled).numpy(), x * 2 - 1)  # graph mode too
+    np.testing.assert_array_equal(f(doubled)[0].numpy(), x * 4)  # and XLA again
+    assert "numpy=array([[ 0.,  2.,  4.]" in repr(doubled)
