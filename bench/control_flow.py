@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import random
 import sys
 import timeit
 
@@ -143,13 +144,15 @@ def main(argv=None) -> list:
     for make in (tinytf_steps, tensorflow_steps, jax_steps, torch_steps):
         candidates.update(make(x, w, args.steps))
     check(x, w, args.steps, candidates)
-    repeat, number = (3, 5) if args.quick else (9, 20)
+    repeat, number = (3, 5) if args.quick else (15, 20)
     best = dict.fromkeys(candidates, float("inf"))
     for fn in candidates.values():
         fn()
+    order, rng = list(candidates), random.Random(0)
     for _ in range(repeat):  # round robin: a slow spell of the machine touches every candidate alike
-        for label, fn in candidates.items():
-            best[label] = min(best[label], timeit.timeit(fn, number=number) / number * 1e3)
+        rng.shuffle(order)  # and no candidate always follows the same one (whose threads may still spin)
+        for label in order:
+            best[label] = min(best[label], timeit.timeit(candidates[label], number=number) / number * 1e3)
     print(f"gradient of an N={args.steps} tanh recurrence ({BATCH}x{WIDTH} state, {WIDTH}x{WIDTH} W)   ms/step")
     for label, ms in best.items():
         print(f"{label:<26} {ms:9.3f}")
