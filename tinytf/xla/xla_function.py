@@ -218,7 +218,7 @@ _NO_CONTEXT = contextlib.nullcontext()
 
 
 class _CallPlan:
-    """Per compilation, what ``XlaFunction.__call__`` does with each parameter: ``variables`` lists
+    """Per compilation, what ``XlaFunction.call_device`` does with each parameter: ``variables`` lists
     (position, whether a Variable there passes its device-resident value, how to put it there) for
     the resource parameters, ``kept`` the positions that may pass a kept device copy (neither donated
     nor a resource, on one device), ``exclusive`` whether the call writes or donates a resource."""
