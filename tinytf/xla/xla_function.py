@@ -178,15 +178,24 @@ class XlaFunction:
             variables = {a.uid: a for a in args if isinstance(a, Variable)}
             if variables:
                 return self._call_locked(comp, plan, args, params, [variables[k] for k in sorted(variables)])
+        return self._run_with(comp, plan, params, locked=False)[0]
+
+    def _run_with(self, comp: Compilation, plan, params: list, locked: bool):
+        """``_run`` on ``params`` with their Variables' values (device-resident where they pass it:
+        ``device_value`` under the caller's exclusive locks, else ``device_snapshot``) and the kept
+        device copies of constants."""
         with comp.enabled() if comp.x64 else _NO_CONTEXT:  # (a 64-bit value stays 64-bit on the device)
-            for k, _, put in plan.variables:
+            for k, on_device, put in plan.variables:
                 var = params[k]
                 if isinstance(var, Variable):
-                    params[k] = var.device_snapshot(put)
+                    # a donated argument the function does not write gives up a copy, not the variable's value
+                    if not on_device:
+                        params[k] = var.read()
+                    else:
+                        params[k] = var.device_value(put) if locked else var.device_snapshot(put)
             for k in plan.kept:
                 params[k] = _kept_copy(params[k])
-            outs, _ = self._run(comp, params)
-        return outs
+            return self._run(comp, params)
 
     def _call_locked(self, comp: Compilation, plan, args, params: list, ordered: list) -> list:
         """A call that writes or donates variables: all of them locked exclusively meanwhile."""
@@ -195,15 +204,7 @@ class XlaFunction:
             for var in ordered:  # ascending uid: the global order of the kernel API (no deadlock)
                 var.lock.acquire(True)
                 taken.append(var)
-            with comp.enabled() if comp.x64 else _NO_CONTEXT:
-                for k, on_device, put in plan.variables:
-                    var = params[k]
-                    if isinstance(var, Variable):
-                        # a donated argument the function does not write gives up a copy, not the variable's value
-                        params[k] = var.device_value(put) if on_device else var.read()
-                for k in plan.kept:
-                    params[k] = _kept_copy(params[k])
-                outs, updates = self._run(comp, params)
+            outs, updates = self._run_with(comp, plan, params, locked=True)
             for index, value in updates.items():
                 var = args[index]
                 if isinstance(var, Variable):
@@ -231,14 +232,14 @@ class _CallPlan:
 
 def _call_plan(comp: Compilation, resource: list) -> _CallPlan:
     donated, updated = set(comp.donated), set(comp.update_indices)
-    variables, kept = [], []
+    variables, kept, exclusive = [], [], False
     for k, i in enumerate(comp.param_indices):
         if i < len(resource) and resource[i]:
             put = _device_put if comp.plan is None else _placer(comp.plan.in_shardings[k])
             variables.append((k, i not in donated or i in updated, put))
+            exclusive = exclusive or i in donated or i in updated
         elif i not in donated and comp.plan is None:
             kept.append(k)
-    exclusive = any(comp.param_indices[k] in donated or comp.param_indices[k] in updated for k, _, _ in variables)
     comp.call_plan = _CallPlan(variables, tuple(kept), exclusive)
     return comp.call_plan
 
