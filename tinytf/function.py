@@ -82,9 +82,9 @@ class ConcreteFunction:
         # the shape it was traced with unless it was declared with None dims: then the plan may rely on
         # the traced types (shape rules once, at compile time; see tinytf/runtime/static_plan.py). The
         # functions it calls (tt.cond's branches, tt.while_loop's bodies) get values of their declared types.
-        fixed = all(_declared_static(v) for v in self.captured_variables)
+        self._fixed = all(_declared_static(v) for v in self.captured_variables)
         names = [op.sym_name.data for op in module.ops if isinstance(op, func.FuncOp)]
-        self._program = Program(module, trusted=names if fixed else ())
+        self._program = Program(module, trusted=names if self._fixed else ())
         self._single_output = not isinstance(output_structure, list | tuple | dict) and output_structure is not None
         self._xla = None  # the XlaFunction that runs it when jit_compile (found on the first call)
         flat = isinstance(output_structure, list | tuple) and not hasattr(output_structure, "_fields") and all(
@@ -139,17 +139,33 @@ class ConcreteFunction:
             return self._flat_outputs(tensors)
         return pack_as(self.structured_outputs, tensors, skip_none=True)
 
+    def call_for(self, arrays):
+        """``call_checked`` for later calls on arrays of exactly these shapes and dtypes (``tt.function``'s
+        fast path keeps it): under XLA, bound to its computation where that is fixed (see
+        ``XlaFunction.bind``)."""
+        bound = self._xla_function().bind([*arrays, *self.captured_variables]) if (
+            self.jit_compile and self._fixed) else None
+        if bound is None:
+            return self.call_checked
+        if self._single_output:
+            return lambda arrays: DeviceTensor(bound(arrays)[0])
+        pack = self._flat_outputs or (lambda tensors: pack_as(self.structured_outputs, tensors, skip_none=True))
+        return lambda arrays: pack([DeviceTensor(o) for o in bound(arrays)])
+
     def _outputs(self, arrays) -> list:
         """The flat output Tensors of a run on ``arrays``: under XLA they stay on the device until used
         on the host (the call returns while XLA runs, as TensorFlow's and JAX's calls do)."""
         if not self.jit_compile:
             return [wrap(np.asarray(o)) for o in self._program.run(self.name, arrays + self.captured_variables)]
+        return [DeviceTensor(o) for o in self._xla_function().call_device(*arrays, *self.captured_variables)]
+
+    def _xla_function(self):
         run = self._xla
         if run is None:
             import tinytf.xla as xla
 
             run = self._xla = xla.function_for(self.module, self.name)
-        return [DeviceTensor(o) for o in run.call_device(*arrays, *self.captured_variables)]
+        return run
 
 
 def _declared_static(variable) -> bool:
@@ -170,7 +186,7 @@ class Function:
         self.name = name or getattr(fn, "__name__", "function")
         self._signature = inspect.signature(fn) if callable(fn) else None
         self._cache: dict = {}
-        self._fast: dict = {}  # ((shape, numpy dtype), ...) of all-tensor calls -> concrete function
+        self._fast: dict = {}  # ((shape, numpy dtype), ...) of all-tensor calls -> the concrete function's call
         self._bound = weakref.WeakKeyDictionary()
         functools.update_wrapper(self, fn)
         if self.jit_compile:
@@ -217,16 +233,16 @@ class Function:
                 key = tuple([(a._value.shape, a._value.dtype) for a in args])
             except AttributeError:
                 key = None
-            cf = self._fast.get(key)
-            if cf is not None:
-                return cf.call_checked([a._value for a in args])
-        args = self._bind(args, kwargs)
-        leaves = flatten(list(args))
+            call = self._fast.get(key)
+            if call is not None:
+                return call([a._value for a in args])
+        bound = self._bind(args, kwargs)
+        leaves = flatten(list(bound))
         tensors = [x for x in leaves if _is_tensor_like(x)]
-        cf = self._concrete_for(args, leaves)
+        cf = self._concrete_for(bound, leaves)
         out = cf(*tensors)
-        if not kwargs and key is not None and len(self._fast) < 64:
-            self._fast[key] = cf  # these exact tensors passed the signature checks above
+        if not kwargs and key is not None and len(tensors) == len(args) and len(self._fast) < 64:
+            self._fast[key] = cf.call_for([a._value for a in args])  # these exact tensors passed the checks above
         return out
 
     def _key(self, leaves) -> tuple:

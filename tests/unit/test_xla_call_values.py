@@ -143,3 +143,41 @@ def test_outputs_stay_on_the_device_until_used_on_the_host():
     np.testing.assert_array_equal(g(doubled).numpy(), x * 2 - 1)  # graph mode too
     np.testing.assert_array_equal(f(doubled)[0].numpy(), x * 4)  # and XLA again
     assert "numpy=array([[ 0.,  2.,  4.]" in repr(doubled)
+
+
+def general_calls(monkeypatch) -> list:
+    """Record the calls that take XlaFunction's general path (a bound call does not)."""
+    calls, general = [], xla_function.XlaFunction.call_device
+    monkeypatch.setattr(xla_function.XlaFunction, "call_device",
+                        lambda self, *args: calls.append(len(args)) or general(self, *args))
+    return calls
+
+
+def test_a_call_that_only_reads_is_bound_to_its_computation(monkeypatch):
+    calls = general_calls(monkeypatch)
+    v = tt.Variable(np.ones(3, np.float32))
+    f = tt.function(lambda x: (x * v, tt.reduce_sum(x)), jit_compile=True)
+    for k in range(4):
+        v.assign(np.full(3, k, np.float32))  # a host update between calls: the next call sees it
+        x = np.arange(3, dtype=np.float32) + k
+        product, total = f(tt.constant(x))  # a new constant every time, then the same one
+        np.testing.assert_array_equal(product.numpy(), x * k)
+        assert float(total) == x.sum() and float(f(tt.constant(x))[1]) == x.sum()
+    assert len(calls) == 1  # the first call; every later one went through the bound call
+    with pytest.raises(tt.errors.InvalidArgumentError):
+        f(tt.constant(np.ones(3, np.int32)))  # another signature takes the general path and its checks
+
+
+@pytest.mark.parametrize("case", ["writes", "declared [None]"])
+def test_calls_that_cannot_be_bound_take_the_general_path(monkeypatch, case):
+    calls = general_calls(monkeypatch)
+    if case == "writes":
+        v = tt.Variable(np.zeros(2, np.float32))
+        f = tt.function(lambda x: v.assign_add(x), jit_compile=True)
+    else:
+        v = tt.Variable(np.zeros(2, np.float32), shape=[None])
+        f = tt.function(lambda x: v + x, jit_compile=True)
+    for k in range(1, 4):
+        v.assign(np.full(2, k, np.float32))
+        np.testing.assert_array_equal(f(tt.constant(np.ones(2, np.float32))).numpy(), [k + 1, k + 1])
+    assert len(calls) == 3

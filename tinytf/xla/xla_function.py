@@ -180,6 +180,49 @@ class XlaFunction:
                 return self._call_locked(comp, plan, args, params, [variables[k] for k in sorted(variables)])
         return self._run_with(comp, plan, params, locked=False)[0]
 
+    def bind(self, args):
+        """``call_device`` for later calls like this one, with less work per call, or None where the
+        general call is needed. Its argument is the list of arrays that come before the Variables
+        of ``args``; the caller makes sure they have the shapes and dtypes of ``args``' arrays (as
+        ``tt.function``'s fast path does), and the same Variables follow, of unchanged shapes (as
+        Variables declared with a static shape).
+
+        Bound only when that fixes the computation: a one-device, 32-bit call that writes no
+        variable, takes no argument as a constant, and whose Variables live on one device."""
+        comp = self._lookup(args)
+        plan = comp.call_plan or _call_plan(comp, self.resource)
+        if self.constant_args or comp.plan is not None or comp.x64 or plan.exclusive:
+            return None
+        n_arrays = next((i for i, a in enumerate(args) if isinstance(a, Variable)), len(args))
+        variables = args[n_arrays:]
+        if not all(isinstance(v, Variable) and spmd.value_sharding(v) is None for v in variables):
+            return None
+        puts = {k: put for k, _, put in plan.variables}  # (none is donated: the call writes no variable)
+        from_arrays, from_variables = [], []  # (parameter position, where its value comes from)
+        for k, i in enumerate(comp.param_indices):
+            if i < n_arrays:
+                from_arrays.append((k, i, k in plan.kept))
+            elif k in puts:
+                from_variables.append((k, args[i], puts[k]))
+            else:
+                return None  # a Variable passed for an array
+        compiled, single, n = comp.compiled, comp.single, comp.n_function_outputs
+        n_params = len(comp.param_indices)
+
+        def call(arrays) -> list:
+            params = [None] * n_params
+            for k, i, keep in from_arrays:
+                params[k] = _kept_copy(arrays[i]) if keep else arrays[i]
+            for k, var, put in from_variables:
+                params[k] = var.device_snapshot(put)
+            try:  # (what Compilation.__call__ checks first holds for every call bound here)
+                outs = compiled(*params)
+            except (ValueError, RuntimeError):
+                return self._run(comp, params)[0]  # the general call says what went wrong
+            return [outs] if single else outs[:n]
+
+        return call
+
     def _run_with(self, comp: Compilation, plan, params: list, locked: bool):
         """``_run`` on ``params`` with their Variables' values (device-resident where they pass it:
         ``device_value`` under the caller's exclusive locks, else ``device_snapshot``) and the kept
