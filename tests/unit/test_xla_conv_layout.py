@@ -4,7 +4,7 @@ convolutions (shifted multiply-adds, not XLA's grouped convolution, 20-40x slowe
 
 XLA's conv-operand-swapper turns such a convolution into one of the filter by the input, in a
 layout XLA:CPU runs as plain loops (a 2x2x512 by 3x3x512x512 one: about 200 ms instead of 1 ms);
-``jax_conv`` pads the input first. The compiled HLO must hold no swapped convolution (its mark is a
+``jax_conv`` pads the input first, behind a barrier (as it does an input a tf.Pad padded). The compiled HLO must hold no swapped convolution (its mark is a
 reversed window, ``rhs_reversal``), and the values must stay the numpy kernel's.
 """
 from __future__ import annotations
@@ -173,3 +173,29 @@ def test_the_compiled_function_keeps_its_values():
     compiled, = module.run(*args, backend="xla")
     assert np.abs(graph).max() > 0
     np.testing.assert_allclose(compiled, graph, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("stride", [1, 2])
+def test_an_input_padded_before_an_unpadded_convolution_keeps_its_operands(stride):
+    """ResNet50V2 pads with tf.Pad (ZeroPadding2D) and convolves without padding: XLA folds that pad
+    into the convolution and would swap its operands."""
+    import jax.numpy as jnp
+    from jax import lax
+
+    attrs = {"data_format": "NHWC", "strides": four(stride, "NHWC"), "dilations": [1, 1, 1, 1],
+             "padding": "VALID", "explicit_paddings": []}
+    win = Conv2D.window((2, 4, 4, 8), (3, 3, 8, 16), attrs)
+    rng = np.random.default_rng(stride)
+    x = rng.uniform(-1, 1, (2, 2, 2, 8)).astype(np.float32)
+    w = rng.uniform(-1, 1, (3, 3, 8, 16)).astype(np.float32)
+
+    def pad(x):
+        return jnp.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0)))
+
+    plain = jax.jit(lambda x, w: lax.conv_general_dilated(pad(x), w, win.strides, "VALID",
+                                                          dimension_numbers=("NHWC", "HWIO", "NHWC")))
+    assert "rhs_reversal" in plain.lower(x, w).compile().as_text()  # what XLA does without the barrier
+    jitted = jax.jit(lambda x, w: jax_conv(pad(x), w, win, "NHWC", False))
+    assert "rhs_reversal" not in jitted.lower(x, w).compile().as_text()
+    np.testing.assert_allclose(np.asarray(jitted(x, w)), np_conv(np.asarray(pad(x)), w, win, "NHWC", False),
+                               rtol=1e-5, atol=1e-5)

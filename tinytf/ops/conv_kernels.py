@@ -186,17 +186,19 @@ def jax_conv(x, w, win: Window, data_format, depthwise):
     if win.groups > 1 and w.shape[2] == 1:  # one group per input channel: a depthwise convolution
         return _jax_depthwise_conv(x, w, win, data_format)
     pads = list(win.pads)
-    if win.groups == 1 and _kernel_outgrows_input(x.shape, win, data_format):
+    if win.groups == 1 and _operands_may_swap(x.shape, win, data_format):
         # XLA's conv-operand-swapper turns such a convolution (a 3x3 filter over VGG's or ResNet's last
         # 2x2 or 1x1 maps) into one of the filter by the input, in a layout XLA:CPU runs as plain loops:
-        # 200x slower. Padded beforehand, behind a barrier XLA does not fold into the convolution, the
+        # 10-200x slower. Padded beforehand, behind a barrier XLA does not fold into the convolution, the
         # input is at least as large as the filter and the convolution stays a fast one.
-        spatial = [data_format.index(d) for d in data_format if d not in "NC"]
-        widths = [(0, 0, 0)] * x.ndim
-        for axis, (low, high) in zip(spatial, pads, strict=True):
-            widths[axis] = (low, high, 0)
-        x = lax.optimization_barrier(lax.pad(x, np.zeros((), x.dtype), widths))
-        pads = [(0, 0)] * len(pads)
+        if any(low or high for low, high in pads):
+            spatial = [data_format.index(d) for d in data_format if d not in "NC"]
+            widths = [(0, 0, 0)] * x.ndim
+            for axis, (low, high) in zip(spatial, pads, strict=True):
+                widths[axis] = (low, high, 0)
+            x = lax.pad(x, np.zeros((), x.dtype), widths)
+            pads = [(0, 0)] * len(pads)
+        x = lax.optimization_barrier(x)
     return lax.conv_general_dilated(
         x, w, window_strides=win.strides, padding=pads, rhs_dilation=win.dilations,
         dimension_numbers=(data_format, "HWIO", data_format), feature_group_count=win.groups,
@@ -234,11 +236,15 @@ def _jax_depthwise_conv(x, w, win: Window, data_format):
     return out.astype(dtype)
 
 
-def _kernel_outgrows_input(shape, win: Window, data_format) -> bool:
-    """Whether the filter's window holds more elements than the input's spatial plane (where XLA swaps
-    the convolution's operands), and padding is what makes the output."""
+def _operands_may_swap(shape, win: Window, data_format) -> bool:
+    """Whether XLA may swap the convolution's operands: the filter's window holds more elements than
+    the input's spatial plane, once the zero padding XLA folds into the convolution is left out: the
+    window's own, or for an unpadded window a tf.Pad's before it (ResNetV2's ZeroPadding2D), taken as
+    the filter's size less one."""
     spatial = [shape[data_format.index(d)] for d in data_format if d not in "NC"]
-    return any(low or high for low, high in win.pads) and np.prod(win.kernel) > np.prod(spatial)
+    if not any(low or high for low, high in win.pads):
+        spatial = [max(size - (k - 1) * d, 1) for size, k, d in zip(spatial, win.kernel, win.dilations, strict=True)]
+    return np.prod(win.kernel) > np.prod(spatial)
 
 
 def jax_conv_backprop_input(shape, w, dy, win: Window, data_format, depthwise):
