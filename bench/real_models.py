@@ -6,10 +6,12 @@ TensorFlow's ``tf.function`` and ``tf.function(jit_compile=True)`` on the same m
 The models are tests/conformance/fixtures/keras (inference ones; the training steps change their
 variables): tinytf runs TensorFlow's exported MLIR; TensorFlow rebuilds the Keras model with the
 exporter (tests/conformance/export_fixtures.py) and sets every weight from the same seed, so both
-compute the same numbers (checked to 1e-4 of the output range before timing). Rows: ms per call,
+compute the same numbers (checked to 1e-4 of the output range before timing). Rows: ms per call (the best
+call; the four candidates are called in turns),
 ratio to ``tf.function`` (graph) and to TensorFlow's XLA; geometric means over the CNNs and the
 recurrent models. ``--blas-threads N`` reruns this script with numpy's BLAS and TensorFlow's
-intra-op pool at N threads (the environment must be set before either library loads).
+intra-op pool at N threads (the environment must be set before either library loads); a full run
+(no ``--quick`` or ``--only``) measures at the default threads, then at one.
 """
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ import argparse
 import json
 import math
 import os
+import random
 import subprocess
 import sys
 import tempfile
@@ -94,17 +97,23 @@ def same_numbers(name: str, got: list, want: list) -> None:
             raise AssertionError(f"{name}: output {i} differs from TensorFlow's by {err:.2e} of its range")
 
 
-def best_ms(fn, repeat: int, budget_s: float) -> float:
-    """The best of ``repeat`` calls (after a warm-up call), stopping early past ``budget_s``."""
-    fn()
-    times, start = [], time.perf_counter()
-    for _ in range(repeat):
-        t = time.perf_counter()
+def best_ms(calls: dict, repeat: int, budget_s: float) -> dict:
+    """{label: the best of ``repeat`` calls, in ms} (after a warm-up call each), the calls taken in
+    turns, in a shuffled order each round (a slow spell of the machine touches every candidate alike),
+    stopping early past ``budget_s``."""
+    for fn in calls.values():
         fn()
-        times.append(time.perf_counter() - t)
+    times = {label: [] for label in calls}
+    order, rng, start = list(calls), random.Random(0), time.perf_counter()
+    for _ in range(repeat):
+        rng.shuffle(order)
+        for label in order:
+            t = time.perf_counter()
+            calls[label]()
+            times[label].append(time.perf_counter() - t)
         if time.perf_counter() - start > budget_s:
             break
-    return min(times) * 1e3
+    return {label: min(spent) * 1e3 for label, spent in times.items()}
 
 
 def geomean(values) -> float | None:
@@ -121,7 +130,7 @@ def measure(names: list[str], repeat: int) -> dict:
         if tf_side is not None:
             same_numbers(name, outs, tf_side[1])
             calls.update(tf_side[0])
-        table[name] = {label: best_ms(fn, repeat, budget_s=20.0) for label, fn in calls.items()}
+        table[name] = best_ms(calls, repeat, budget_s=20.0 * len(calls))
         print(name, "  ".join(f"{k}={v:.2f}ms" for k, v in table[name].items()), flush=True)
     return table
 
@@ -169,6 +178,8 @@ def main(argv=None) -> list[Row]:
         print(f"{row.case:<72} tinytf {row.tinytf:9.2f} ms   vs TensorFlow {ratio}")
     if args.json:
         print(json.dumps([r.to_dict() for r in rows]))
+    elif not (args.quick or args.only or args.blas_threads):  # the full run: at one thread too, side by side
+        rows += main([*(argv if argv is not None else sys.argv[1:]), "--blas-threads", "1"])
     return rows
 
 
