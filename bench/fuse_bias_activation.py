@@ -1,11 +1,14 @@
 """tf-fuse-bias-activation on real Keras models: the graph executor with and without the fused ops.
 
-    OMP_NUM_THREADS=1 python bench/fuse_bias_activation.py [--repeat 40] [resnet50 vgg16 ...]
+    python bench/fuse_bias_activation.py [--repeat 40] [resnet50 vgg16 ...]
 
 Both programs run the same loaded module after tf-fold-batch-norm (tests/conformance/fixtures/keras); one
 also runs tf-fuse-bias-activation. Calls alternate between the two; the best CPU time (process time) of
 ``--repeat`` calls each is reported, with how many ops fused and the largest difference of the outputs
-(0: the fused kernels are bit for bit the unfused chain).
+(0: the fused kernels are bit for bit the unfused chain). BLAS runs on one thread (unless
+OMP_NUM_THREADS and the like say otherwise): the CPU time of several BLAS threads counts their spin
+waits between calls (at two threads, VGG16's CPU times differed by 9% where the wall times were
+within 2%).
 """
 from __future__ import annotations
 
@@ -13,6 +16,9 @@ import argparse
 import os
 import sys
 import time
+
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):  # before numpy loads
+    os.environ.setdefault(_var, "1")
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
