@@ -163,10 +163,10 @@ def main(argv=None) -> list:
                                     "pytorch": get("PyTorch eager")}), reference="tensorflow"),
             Row("control_flow", f"{case}, graph (tt.function vs tf.function)", "ms", best["tinytf graph"],
                 peers=mark_missing({"numpy": best["numpy BPTT"], "tensorflow": get("TensorFlow tf.function")}),
-                reference="tensorflow"),
+                reference="tensorflow", target="<= 1.0x", target_ratio=1.0),
             Row("control_flow", f"{case}, XLA", "ms", best["tinytf XLA"],
                 peers=mark_missing({"tensorflow": get("TensorFlow jit_compile"), "jax": get("JAX jax.jit(lax.scan)")}),
-                reference="jax"),
+                reference="jax", target="<= 1.1x", target_ratio=1.1),
             Row("control_flow", f"{case}, XLA, JAX with host arrays in and out", "ms", best["tinytf XLA"],
                 peers=mark_missing({"jax": get("JAX, host arrays in/out")}), reference="jax")]
     return rows

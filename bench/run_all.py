@@ -267,6 +267,7 @@ def run_one(name: str, quick: bool, timeout: float, bench_dir: str = BENCH, thre
             output = (err.stdout or b"").decode(errors="replace") if isinstance(err.stdout, bytes) else (err.stdout or "")
             output, code = output + f"\n(timed out after {timeout:.0f} s)", "timeout"
         seconds, cpu = time.perf_counter() - start, _children_cpu() - cpu_start
+        os.sync()  # the kernel writes a benchmark's files back now, not during the next one's timings
         data = {"rows": [], "how": ""}
         if os.path.exists(rows_file):
             with open(rows_file) as f:
