@@ -145,7 +145,7 @@ def main(argv=None) -> list:
     for make in (tinytf_steps, tensorflow_steps, jax_steps, torch_steps):
         candidates.update(make(x, w, args.steps))
     check(x, w, args.steps, candidates)
-    repeat, number = (3, 5) if args.quick else (15, 20)
+    repeat, number = (3, 5) if args.quick else (40, 10)
     best = dict.fromkeys(candidates, float("inf"))
     for fn in candidates.values():
         fn()
