@@ -305,7 +305,9 @@ def _kept_copy(value):
     if entry[1] is None:
         import jax
 
-        entry[1] = jax.device_put(value, may_alias=False)  # (an alias would keep the array alive for ever)
+        # from a writable copy: JAX may keep a read-only array's own buffer (even with may_alias=False),
+        # and the device copy would then keep the array, and so this entry, alive for ever
+        entry[1] = jax.device_put(value.copy())
     return entry[1]
 
 
