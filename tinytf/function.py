@@ -133,6 +133,10 @@ class ConcreteFunction:
             if self._single_output:
                 return wrap(outs[0])
             tensors = [wrap(np.asarray(o)) for o in outs]
+        return self._structured(tensors)
+
+    def _structured(self, tensors: list):
+        """The flat output Tensors in the outputs' structure."""
         if self._single_output:
             return tensors[0]
         if self._flat_outputs is not None:  # a list or tuple of tensors: no structure to walk
@@ -147,10 +151,8 @@ class ConcreteFunction:
             self.jit_compile and self._fixed) else None
         if bound is None:
             return self.call_checked
-        if self._single_output:
-            return lambda arrays: DeviceTensor(bound(arrays)[0])
-        pack = self._flat_outputs or (lambda tensors: pack_as(self.structured_outputs, tensors, skip_none=True))
-        return lambda arrays: pack([DeviceTensor(o) for o in bound(arrays)])
+        structured = self._structured
+        return lambda arrays: structured([DeviceTensor(o) for o in bound(arrays)])
 
     def _outputs(self, arrays) -> list:
         """The flat output Tensors of a run on ``arrays``: under XLA they stay on the device until used

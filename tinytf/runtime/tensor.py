@@ -172,7 +172,7 @@ class Tensor(TensorOps):
 class DeviceTensor(Tensor):
     """An XLA call's output: the device array, copied to numpy on its first use on the host (as
     TensorFlow's EagerTensor keeps its buffer on its device). Until then the call may still be
-    running: the copy waits for it. An XLA call passed it again takes the device array."""
+    running: the copy waits for it. Its shape and dtype come without the copy."""
 
     __slots__ = ("device_array", "_host")
 
